@@ -1,0 +1,24 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace ckpt {
+
+// The seed raises two classes of failure and callers (the trainer, the CLI, the
+// rank-zero broadcast envelope) treat them differently, so they stay distinct types.
+
+// Bad input: a malformed score, step, setting or state payload (the seed's ValueError).
+class ValueError : public std::invalid_argument {
+  public:
+    using std::invalid_argument::invalid_argument;
+};
+
+// A call that is well-formed but not allowed now: observing after a stop, a second save
+// before the prior best committed, a failure broadcast from rank zero (the seed's RuntimeError).
+class RuntimeError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+}  // namespace ckpt

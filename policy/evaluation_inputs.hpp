@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+namespace ckpt {
+
+// The seed's input rules for a score and a step, in two forms: typed values from C++ callers,
+// and loosely typed JSON values as a Python caller (or a state file) would hand them over.
+// Each throws ValueError with the seed's message.
+
+// A score must be finite.
+double check_finite_score(double score);
+// A step must be a non-negative integer.
+std::int64_t check_step(std::int64_t step);
+
+// float(score), then the finiteness rule; the message quotes repr(score).
+double coerce_finite_score(const nlohmann::json& score);
+// Booleans are rejected (a bool is an int in Python but never a Trainer step); integral floats
+// such as 3.0 are accepted, 3.5 and "3" are not.
+std::int64_t coerce_step(const nlohmann::json& step);
+
+}  // namespace ckpt

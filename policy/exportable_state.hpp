@@ -1,0 +1,26 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ckpt {
+
+// Transformers' ExportableState: a callback whose progress must survive a resume. state()
+// returns {"args": {...constructor arguments...}, "attributes": {...progress...}}; a restored
+// callback is rebuilt from the saved args (so they override the new configuration) and then
+// given the saved attributes.
+class ExportableState {
+  public:
+    virtual ~ExportableState() = default;
+
+    // The key under `stateful_callbacks` in trainer_state.json: Transformers uses the class name.
+    virtual std::string class_name() const = 0;
+    // A Lightning-style identity that tells apart several callbacks of one class. Without one,
+    // duplicates are matched by position, as Transformers does.
+    virtual std::optional<std::string> state_key() const { return std::nullopt; }
+    virtual nlohmann::json state() const = 0;
+};
+
+}  // namespace ckpt

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace ckpt::mutants {
+
+// The mutation catalogue: realistic bugs planted in the real code, each behind a run-time
+// switch, so the property suite can prove it would notice them. The switch is thread-local
+// (parallel explorers test different mutants) and only MutantScope can set it, so no library
+// user turns one on by accident. With no scope alive every check is one predictable branch.
+enum class Mutant : std::uint8_t {
+    none = 0,
+    stale_callback_state,
+    same_class_overwrite,
+    duplicate_list_grows,
+    sidecar_without_temp_rename,
+    sidecar_without_fsync,
+    sidecar_without_dir_fsync,
+    sidecar_without_commit_check,
+    sidecar_rollback,
+    rank0_raise_before_broadcast,
+    link_before_barrier,
+    link_at_evaluation,
+    stop_not_restored,
+    no_epoch_end_veto,
+    pending_save_persisted,
+    tie_replaces_best,
+    warmup_consumes_patience,
+    resume_trusts_incomplete,
+    commit_check_is_dir_only,
+};
+
+struct MutantInfo {
+    Mutant mutant;
+    std::string_view name;
+    std::string_view breaks;  // one line: what the bug breaks
+};
+
+std::span<const MutantInfo> catalogue();
+std::optional<Mutant> find(std::string_view name);
+std::string_view name_of(Mutant mutant);
+
+namespace detail {
+inline thread_local Mutant active = Mutant::none;
+}  // namespace detail
+
+inline bool is_active(Mutant mutant) noexcept {
+    return detail::active == mutant;
+}
+inline Mutant active() noexcept {
+    return detail::active;
+}
+
+// Arms one mutant on this thread for the scope's lifetime. Meant for the mutation runner and
+// tests only; the verbose name is the guard against accidental use.
+class MutantScope {
+  public:
+    explicit MutantScope(Mutant mutant) noexcept : previous_(detail::active) { detail::active = mutant; }
+    ~MutantScope() { detail::active = previous_; }
+    MutantScope(const MutantScope&) = delete;
+    MutantScope& operator=(const MutantScope&) = delete;
+
+  private:
+    Mutant previous_;
+};
+
+}  // namespace ckpt::mutants

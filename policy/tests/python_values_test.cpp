@@ -1,0 +1,68 @@
+#include "policy/python_values.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "policy/errors.hpp"
+
+namespace ckpt::python {
+namespace {
+
+using nlohmann::json;
+
+TEST(PythonValues, FloatReprMatchesPython) {
+    EXPECT_EQ(float_repr(1.0), "1.0");
+    EXPECT_EQ(float_repr(0.1), "0.1");
+    EXPECT_EQ(float_repr(-2.5), "-2.5");
+    EXPECT_EQ(float_repr(1e16), "1e+16");
+    EXPECT_EQ(float_repr(1234567890123456.0), "1234567890123456.0");
+    EXPECT_EQ(float_repr(0.0001), "0.0001");
+    EXPECT_EQ(float_repr(0.00001), "1e-05");
+    EXPECT_EQ(float_repr(1.5e-7), "1.5e-07");
+    EXPECT_EQ(float_repr(std::numeric_limits<double>::infinity()), "inf");
+    EXPECT_EQ(float_repr(-std::numeric_limits<double>::infinity()), "-inf");
+    EXPECT_EQ(float_repr(std::numeric_limits<double>::quiet_NaN()), "nan");
+}
+
+TEST(PythonValues, ReprOfJsonValues) {
+    EXPECT_EQ(repr(json(nullptr)), "None");
+    EXPECT_EQ(repr(json(true)), "True");
+    EXPECT_EQ(repr(json("it's")), "\"it's\"");
+    EXPECT_EQ(repr(json("a")), "'a'");
+    EXPECT_EQ(repr(json::parse("[1, 2.0, \"x\"]")), "[1, 2.0, 'x']");
+    EXPECT_EQ(repr(json::parse(R"({"a": null})")), "{'a': None}");
+}
+
+TEST(PythonValues, FloatConversion) {
+    EXPECT_EQ(to_float(json(" 1_000.5 ")), 1000.5);
+    EXPECT_EQ(to_float(json(true)), 1.0);
+    EXPECT_TRUE(std::isinf(to_float(json("-Infinity"))));
+    EXPECT_TRUE(std::isnan(to_float(json("NaN"))));
+    EXPECT_THROW(to_float(json("1__0")), ValueError);
+    EXPECT_THROW(to_float(json("0x10")), ValueError);
+    EXPECT_THROW(to_float(json(nullptr)), ValueError);
+}
+
+TEST(PythonValues, IntConversion) {
+    EXPECT_EQ(to_int(json(3.99)), 3);
+    EXPECT_EQ(to_int(json(-3.99)), -3);
+    EXPECT_EQ(to_int(json(" -42 ")), -42);
+    EXPECT_EQ(to_int(json(false)), 0);
+    EXPECT_THROW(to_int(json("4.0")), ValueError);
+    EXPECT_THROW(to_int(json(std::numeric_limits<double>::quiet_NaN())), ValueError);
+    EXPECT_THROW(to_int(json::array()), ValueError);
+}
+
+TEST(PythonValues, Truthiness) {
+    EXPECT_FALSE(truthy(json(nullptr)));
+    EXPECT_FALSE(truthy(json(0.0)));
+    EXPECT_FALSE(truthy(json("")));
+    EXPECT_FALSE(truthy(json::object()));
+    EXPECT_TRUE(truthy(json("false")));
+    EXPECT_TRUE(truthy(json::array({0})));
+}
+
+}  // namespace
+}  // namespace ckpt::python

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace ckpt::cli {
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitViolation = 1;  // a property was violated, or a directory is inconsistent
+inline constexpr int kExitBadInput = 2;   // bad flag, bad file, bad field
+
+// A subcommand registers its options on its parent and says what to run once parsing succeeded.
+struct Command {
+    CLI::App* app;
+    std::function<int()> run;
+};
+
+Command add_policy_command(CLI::App& parent);
+
+}  // namespace ckpt::cli

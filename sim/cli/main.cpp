@@ -1,0 +1,32 @@
+// ckptsim: one executable, one subcommand per use of the product.
+#include <iostream>
+#include <vector>
+
+#include "policy/errors.hpp"
+#include "sim/cli/command.hpp"
+
+int main(int argc, char** argv) {
+    CLI::App app{"ckptsim: deterministic simulation and property testing of best-only checkpoint retention"};
+    app.require_subcommand(1);
+    const std::vector<ckpt::cli::Command> commands{
+        ckpt::cli::add_policy_command(app),
+    };
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        // CLI11 has its own non-zero codes; the product promises 2 for every kind of bad input.
+        return app.exit(error) == 0 ? ckpt::cli::kExitOk : ckpt::cli::kExitBadInput;
+    }
+    for (const auto& command : commands) {
+        if (command.app->parsed()) {
+            try {
+                return command.run();
+            } catch (const ckpt::ValueError& error) {
+                std::cerr << "ckptsim " << command.app->get_name() << ": " << error.what() << "\n";
+                return ckpt::cli::kExitBadInput;
+            }
+        }
+    }
+    return ckpt::cli::kExitBadInput;
+}
