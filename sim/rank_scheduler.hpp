@@ -34,23 +34,23 @@ struct WaitPoint {
 // deliberately does not derive from std::exception: a trainer's `catch (const std::exception&)`, which turns
 // rank-zero errors into a broadcast outcome, must not see a process kill as an error it can report.
 class RankDied {
-public:
+  public:
     explicit RankDied(const char* reason = "killed") noexcept : reason_(reason) {}
     const char* reason() const noexcept { return reason_; }
 
-private:
+  private:
     const char* reason_;
 };
 
 // Thrown by a rank body when the whole job goes down (power loss, node loss, a job-level kill). run() unwinds
 // every other rank and rethrows it. Not a std::exception, for the same reason as RankDied.
 class JobCrash {
-public:
+  public:
     explicit JobCrash(std::string reason) : reason_(std::move(reason)) {}
     virtual ~JobCrash() = default;
     const std::string& reason() const noexcept { return reason_; }
 
-private:
+  private:
     std::string reason_;
 };
 
@@ -74,13 +74,14 @@ struct RunResult {
     std::string describe() const;
 };
 
-// A hang turned into a job crash, as a torch watchdog (NCCL timeout) would; the simulator then resumes the job.
+// A hang turned into a job crash, as a torch watchdog (NCCL timeout) would; the simulator then resumes the
+// job.
 class WatchdogTimeout final : public JobCrash {
-public:
+  public:
     explicit WatchdogTimeout(RunResult result);
     const RunResult& result() const noexcept { return result_; }
 
-private:
+  private:
     RunResult result_;
 };
 
@@ -100,19 +101,20 @@ struct RankSchedulerStats {
 
 class SimCollective;
 
-// Runs every rank of a job as a fiber on the calling thread, one at a time. A rank only gives up the CPU inside
-// a collective, so the whole interleaving is decided by the chooser: same chooser decisions, same run.
+// Runs every rank of a job as a fiber on the calling thread, one at a time. A rank only gives up the CPU
+// inside a collective, so the whole interleaving is decided by the chooser: same chooser decisions, same run.
 //
-// Collectives follow torch NCCL semantics: each one needs every rank of the world. A rank that is dead, failed
-// or finished never arrives, so a collective still waiting for it cannot complete and the job hangs; the
-// scheduler reports that instead of completing it among the survivors, because a real job would hang too and
-// the properties must see exactly that (P6: a dead rank is a hang, never a wrong answer).
+// Collectives follow torch NCCL semantics: each one needs every rank of the world. A rank that is dead,
+// failed or finished never arrives, so a collective still waiting for it cannot complete and the job hangs;
+// the scheduler reports that instead of completing it among the survivors, because a real job would hang too
+// and the properties must see exactly that (P6: a dead rank is a hang, never a wrong answer).
 class RankScheduler {
-public:
+  public:
     using Body = std::function<void(int rank)>;
-    // Picks which runnable rank runs next. Receives the runnable ranks in ascending order and returns an index
-    // into that span. Only consulted when there is a real choice (two or more runnable ranks), so a seeded PRNG
-    // behind it draws only for decisions that can change the run. An empty chooser always picks the lowest rank.
+    // Picks which runnable rank runs next. Receives the runnable ranks in ascending order and returns an
+    // index into that span. Only consulted when there is a real choice (two or more runnable ranks), so a
+    // seeded PRNG behind it draws only for decisions that can change the run. An empty chooser always picks
+    // the lowest rank.
     using Chooser = std::function<std::size_t(std::span<const int> runnable)>;
 
     explicit RankScheduler(RankSchedulerConfig config, Chooser chooser = {});
@@ -123,11 +125,13 @@ public:
     // Runs `body(rank)` on every rank not already killed, until all end or the job hangs. A hang is returned
     // (or thrown as WatchdogTimeout); a JobCrash from any rank is rethrown. Either way every fiber has been
     // unwound, running the destructors on its stack, before run() leaves. Callable once per scheduler.
+    // Unwinding throws an internal type from the collective a rank waits in: a body must rethrow from any
+    // `catch (...)`, and must not enter a collective from a destructor.
     RunResult run(const Body& body);
 
-    // Kills a rank: it never runs again and its stack is unwound. Called on the running rank itself, it throws
-    // RankDied and does not return. Another rank, if it was waiting in a collective, leaves it, so that
-    // collective can no longer complete. Killing a rank that already ended is a no-op.
+    // Kills a rank: it never runs again and its stack is unwound. Called on the running rank itself, it
+    // throws RankDied and does not return. Another rank, if it was waiting in a collective, leaves it, so
+    // that collective can no longer complete. Killing a rank that already ended is a no-op.
     void kill_rank(int rank);
 
     int world_size() const noexcept { return world_size_; }
@@ -138,7 +142,7 @@ public:
     bool is_alive(int rank) const;
     const RankSchedulerStats& stats() const noexcept { return stats_; }
 
-private:
+  private:
     friend class SimCollective;
     struct Impl;
 

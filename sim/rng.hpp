@@ -6,8 +6,8 @@
 #include <iterator>
 #include <ranges>
 #include <stdexcept>
-#include <tuple>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "sim/trace_hash.hpp"
@@ -33,7 +33,7 @@ constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
 // state. Seeding xoshiro directly from a small seed would start it in a low-entropy state that
 // takes many outputs to escape (and the all-zero state never escapes).
 class SplitMix64 {
-public:
+  public:
     constexpr explicit SplitMix64(std::uint64_t seed) noexcept : state_(seed) {}
 
     constexpr std::uint64_t next() noexcept {
@@ -41,13 +41,13 @@ public:
         return mix64(state_);
     }
 
-private:
+  private:
     std::uint64_t state_;
 };
 
 // xoshiro256++ 1.0 (Blackman, Vigna 2019): fast, 256 bits of state, passes BigCrush.
 class Xoshiro256PlusPlus {
-public:
+  public:
     using State = std::array<std::uint64_t, 4>;
 
     // The state must not be all zero; from_seed never produces that (splitmix64 is a bijection
@@ -77,8 +77,10 @@ public:
 
     constexpr const State& state() const noexcept { return s_; }
 
-private:
-    static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+  private:
+    static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {
+        return (x << k) | (x >> (64 - k));
+    }
 
     State s_;
 };
@@ -108,8 +110,9 @@ constexpr std::pair<std::uint64_t, std::uint64_t> mul_wide(std::uint64_t a, std:
 // The simulator's random stream: xoshiro256++ seeded through splitmix64, plus the few ways to
 // turn its bits into decisions that the simulator needs.
 class Rng {
-public:
-    constexpr explicit Rng(std::uint64_t seed) noexcept : seed_(seed), engine_(Xoshiro256PlusPlus::from_seed(seed)) {}
+  public:
+    constexpr explicit Rng(std::uint64_t seed) noexcept
+        : seed_(seed), engine_(Xoshiro256PlusPlus::from_seed(seed)) {}
 
     // The seed this stream was built from; a derived stream reports its own derived seed.
     constexpr std::uint64_t seed() const noexcept { return seed_; }
@@ -185,13 +188,15 @@ public:
     // depends only on this stream's seed and the id, never on how much has been drawn, so adding
     // a draw to one component cannot shift the randomness of another: runs stay comparable
     // across small code changes, and a rank's stream does not depend on the scheduling order.
-    constexpr Rng derive(std::string_view stream_id) const noexcept { return derive_from_key(fnv1a64(stream_id)); }
+    constexpr Rng derive(std::string_view stream_id) const noexcept {
+        return derive_from_key(fnv1a64(stream_id));
+    }
     constexpr Rng derive(std::uint64_t stream_index) const noexcept {
         // Offset so that index k and the string whose FNV hash happens to be k stay apart.
         return derive_from_key(mix64(stream_index ^ 0x6a09e667f3bcc909ULL));
     }
 
-private:
+  private:
     constexpr Rng derive_from_key(std::uint64_t key) const noexcept {
         // mix64 is a bijection, so distinct keys give distinct child seeds for a given parent.
         return Rng(mix64(seed_ ^ mix64(key + kGoldenGamma)));

@@ -119,13 +119,14 @@ struct FsStats {
 //
 // Not thread-safe: the simulator runs one rank at a time.
 class SimFileSystem final : public ckpt::FileSystem {
-public:
+  public:
     // Called before every mutating operation (including each removal inside remove_tree), before
     // any validation or change. The simulator crashes a process there by throwing; the state is
     // then exactly as before the call.
     using Observer = std::function<void(const FsOperation&)>;
     // Consulted once per call that passed validation (it would have reached the disk), reads
-    // included, after the observer and before any change.
+    // included, after the observer and before any change; for remove_tree, once per step.
+    // Not consulted for exists, is_dir and is_symlink.
     using FaultInjector = std::function<Fault(const FsOperation&)>;
 
     SimFileSystem();
@@ -184,7 +185,7 @@ public:
     std::size_t pending_operations() const noexcept { return log_.size(); }
     const FsStats& stats() const noexcept { return stats_; }
 
-private:
+  private:
     using InodeId = std::uint32_t;
     using Content = std::shared_ptr<const std::string>;  // shared by the views and the log
     using Entries = std::map<std::string, InodeId, std::less<>>;
@@ -196,7 +197,7 @@ private:
         EntryKind kind = EntryKind::file;
         Content visible_data;  // files; null means empty
         Content durable_data;
-        std::string target;  // symlinks; never changes once created
+        std::string target;       // symlinks; never changes once created
         Entries visible_entries;  // directories
         Entries durable_entries;
     };
@@ -230,7 +231,8 @@ private:
     Lookup lookup(FsView view, std::string_view path, bool follow_last,
                   std::vector<InodeId>* ancestry = nullptr) const;
     // lookup for a port call: a walk failure becomes the FileSystemError of that call.
-    Lookup resolve(FsOp op, std::string_view path, bool follow_last, std::vector<InodeId>* ancestry = nullptr);
+    Lookup resolve(FsOp op, std::string_view path, bool follow_last,
+                   std::vector<InodeId>* ancestry = nullptr);
 
     const Inode& node(InodeId id) const { return inodes_[id]; }
     Inode& node(InodeId id) { return inodes_[id]; }

@@ -11,7 +11,7 @@ namespace ckpt::sim {
 // std::hash does not promise. It is not collision resistant against an adversary; it only has
 // to tell two honest traces apart.
 inline constexpr std::uint64_t kFnv1a64OffsetBasis = 0xcbf29ce484222325ULL;  // FNV-0 hash of the FNV text
-inline constexpr std::uint64_t kFnv1a64Prime = 0x100000001b3ULL;               // 2^40 + 2^8 + 0xb3
+inline constexpr std::uint64_t kFnv1a64Prime = 0x100000001b3ULL;             // 2^40 + 2^8 + 0xb3
 
 // One-shot FNV-1a 64 of `bytes`, continuing from `state` (the offset basis for a fresh hash).
 constexpr std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t state = kFnv1a64OffsetBasis) {
@@ -26,7 +26,7 @@ constexpr std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t state = kF
 // equals update("abc"), so a caller that needs record boundaries must hash a separator (a
 // trace hashes each JSONL line including its '\n').
 class TraceHash {
-public:
+  public:
     void update(std::string_view bytes) { state_ = fnv1a64(bytes, state_); }
 
     // Integers go in as 8 little-endian bytes, so the hash does not depend on the host's byte
@@ -53,7 +53,7 @@ public:
         return out;
     }
 
-private:
+  private:
     std::uint64_t state_ = kFnv1a64OffsetBasis;
 };
 

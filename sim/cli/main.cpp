@@ -10,6 +10,9 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     const std::vector<ckpt::cli::Command> commands{
         ckpt::cli::add_policy_command(app),
+        ckpt::cli::add_run_command(app),
+        ckpt::cli::add_replay_command(app),
+        ckpt::cli::add_explore_command(app),
     };
 
     try {

@@ -1,0 +1,83 @@
+#include "policy/checkpoint_layout.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/mutants.hpp"
+
+namespace ckpt {
+
+std::string checkpoint_dir_name(std::int64_t step) {
+    return "checkpoint-" + std::to_string(step);
+}
+
+std::optional<std::int64_t> parse_checkpoint_step(std::string_view name) {
+    constexpr std::string_view prefix = "checkpoint-";
+    if (name.substr(0, prefix.size()) != prefix || name.size() == prefix.size()) {
+        return std::nullopt;
+    }
+    const auto digits = name.substr(prefix.size());
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return std::nullopt;
+    }
+    std::int64_t step = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), step);
+    if (error != std::errc{} || end != digits.data() + digits.size()) {
+        return std::nullopt;
+    }
+    return step;
+}
+
+std::vector<CheckpointEntry> list_checkpoints(FileSystem& fs, const std::string& output_dir) {
+    std::vector<CheckpointEntry> found;
+    if (!fs.is_dir(output_dir)) {
+        return found;
+    }
+    for (auto& name : fs.list_dir(output_dir)) {
+        if (const auto step = parse_checkpoint_step(name); step && fs.is_dir(join_path(output_dir, name))) {
+            found.push_back({std::move(name), *step});
+        }
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.step < b.step; });
+    return found;
+}
+
+bool is_complete_checkpoint(FileSystem& fs, const std::string& output_dir, std::int64_t step) {
+    const auto directory = join_path(output_dir, checkpoint_dir_name(step));
+    if (mutants::is_active(mutants::Mutant::commit_check_is_dir_only)) {
+        return fs.is_dir(directory);
+    }
+    const auto state_path = join_path(directory, kTrainerStateName);
+    if (!fs.exists(state_path)) {
+        return false;
+    }
+    const auto state = nlohmann::json::parse(fs.read_file(state_path), nullptr, /*allow_exceptions=*/false);
+    if (!state.is_object()) {
+        return false;
+    }
+    const auto global_step = state.find("global_step");
+    return global_step != state.end() && global_step->is_number_integer() &&
+           global_step->get<std::int64_t>() == step;
+}
+
+std::optional<CheckpointEntry> last_checkpoint(FileSystem& fs, const std::string& output_dir) {
+    auto all = list_checkpoints(fs, output_dir);
+    if (all.empty()) {
+        return std::nullopt;
+    }
+    return all.back();
+}
+
+std::optional<CheckpointEntry> last_complete_checkpoint(FileSystem& fs, const std::string& output_dir) {
+    auto all = list_checkpoints(fs, output_dir);
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+        if (is_complete_checkpoint(fs, output_dir, it->step)) {
+            return *it;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace ckpt

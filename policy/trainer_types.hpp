@@ -1,0 +1,19 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ckpt {
+
+// The parts of Transformers' TrainingArguments and TrainerState that callbacks read. The
+// simulator's trainer and a real integration both fill these in before each callback event.
+struct TrainingArguments {
+    std::string output_dir;
+};
+
+struct TrainerStateView {
+    std::int64_t global_step = 0;
+    bool is_world_process_zero = true;
+};
+
+}  // namespace ckpt

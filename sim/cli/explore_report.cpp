@@ -1,0 +1,132 @@
+#include "sim/cli/explore_report.hpp"
+
+#include <cstdio>
+
+namespace ckpt::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string fixed(double value, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+    return buffer;
+}
+
+double per(std::uint64_t total, std::uint64_t count) {
+    return count == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(count);
+}
+
+std::string padded(const std::string& text, std::size_t width) {
+    return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+}  // namespace
+
+json coverage_json(const sim::ExploreSummary& summary) {
+    json coverage = json::object();
+    for (std::size_t i = 0; i < sim::kCrashPointCount; ++i) {
+        coverage[std::string(sim::kCrashPointNames[i])] = summary.totals.crash_point_hits[i];
+    }
+    for (const auto& [kind, count] : summary.totals.faults) {
+        coverage[kind] = count;
+    }
+    for (const auto& [kind, count] : summary.totals.crashes) {
+        coverage["crash_kind:" + kind] = count;
+    }
+    return coverage;
+}
+
+void print_explore_summary(std::ostream& out, const sim::ExploreSummary& s, const std::vector<std::string>& replays) {
+    const auto& t = s.totals;
+    out << "explored seeds " << s.first_seed << ".." << s.last_seed << ": " << s.scenarios << " scenarios in "
+        << fixed(s.wall_seconds, 1) << " s (" << fixed(per(s.scenarios, 1) / std::max(s.wall_seconds, 1e-9), 0)
+        << " scenarios/s)\n";
+    out << "  per scenario: " << fixed(per(t.steps, s.scenarios), 0) << " steps, "
+        << fixed(per(t.evaluations, s.scenarios), 1) << " evaluations, " << fixed(per(s.ranks, s.scenarios), 2)
+        << " ranks, " << fixed(per(t.faults_fired(), s.scenarios), 2) << " faults fired ("
+        << fixed(100.0 * per(s.scenarios_with_fault, s.scenarios), 1) << "% with at least one)\n";
+    out << "  simulated: " << t.steps << " steps, " << t.evaluations << " evaluations, " << t.checkpoints
+        << " checkpoints, " << fixed(static_cast<double>(t.virtual_ms) / 3.6e6, 1) << " training hours\n";
+    out << "  resumes " << t.resumes << ", hangs " << t.hangs << "\n";
+    out << "outcomes:";
+    for (const auto& [outcome, count] : s.outcomes) {
+        out << "  " << outcome << " " << count;
+    }
+    out << "\ncrashes by kind:";
+    for (const auto& [kind, count] : t.crashes) {
+        out << "  " << kind << " " << count;
+    }
+    out << "\nfaults by kind:\n";
+    for (const auto& [kind, count] : t.faults) {
+        out << "  " << padded(kind, 34) << count << "\n";
+    }
+    out << "coverage (crash point: rank-0 passes / crashes injected):\n";
+    for (std::size_t i = 0; i < sim::kCrashPointCount; ++i) {
+        out << "  " << padded(std::string(sim::kCrashPointNames[i]), 28) << padded(std::to_string(t.crash_point_passes[i]), 12)
+            << t.crash_point_hits[i] << "\n";
+    }
+    out << "save window: " << t.save_window_dangling
+        << " crash points passed while final_checkpoint dangled between rotation and on_save (not a violation;"
+           " protect_best_in_rotation closes it)\n";
+    out << "violations: " << s.violations.size() << " scenarios";
+    for (std::size_t i = 0; i < sim::kPropertyCount; ++i) {
+        if (s.violations_by_property[i] > 0) {
+            out << "  " << sim::kProperties[i].id << " " << s.violations_by_property[i];
+        }
+    }
+    out << "\n";
+    for (std::size_t i = 0; i < s.violations.size() && i < 20; ++i) {
+        const auto& found = s.violations[i];
+        out << "  seed " << found.seed << ": " << sim::id_of(found.violations.front().property) << " "
+            << found.violations.front().message << "\n";
+        if (i < replays.size()) {
+            out << "    " << replays[i] << "\n";
+        }
+    }
+    out << "trace hash: " << s.trace_hash << "\n";
+}
+
+json explore_json(const sim::ExploreSummary& s, const std::vector<std::string>& replays) {
+    json violations = json::array();
+    for (std::size_t i = 0; i < s.violations.size(); ++i) {
+        const auto& found = s.violations[i];
+        json list = json::array();
+        for (const auto& v : found.violations) {
+            list.push_back({{"property", sim::id_of(v.property)}, {"message", v.message}});
+        }
+        violations.push_back({{"seed", found.seed},
+                              {"violations", list},
+                              {"replay", i < replays.size() ? replays[i] : std::string()}});
+    }
+    const auto& t = s.totals;
+    return {
+        {"scenarios", s.scenarios},
+        {"first_seed", s.first_seed},
+        {"last_seed", s.last_seed},
+        {"violations", violations},
+        {"coverage", coverage_json(s)},
+        {"crash_point_passes",
+         [&] {
+             json passes = json::object();
+             for (std::size_t i = 0; i < sim::kCrashPointCount; ++i) {
+                 passes[std::string(sim::kCrashPointNames[i])] = t.crash_point_passes[i];
+             }
+             return passes;
+         }()},
+        {"crashes", t.crashes},
+        {"outcomes", s.outcomes},
+        {"steps", t.steps},
+        {"evaluations", t.evaluations},
+        {"resumes", t.resumes},
+        {"hangs", t.hangs},
+        {"simulated_hours", static_cast<double>(t.virtual_ms) / 3.6e6},
+        {"average_steps", per(t.steps, s.scenarios)},
+        {"average_evaluations", per(t.evaluations, s.scenarios)},
+        {"average_ranks", per(s.ranks, s.scenarios)},
+        {"save_window_dangling", t.save_window_dangling},
+        {"trace_hash", s.trace_hash},
+    };
+}
+
+}  // namespace ckpt::cli

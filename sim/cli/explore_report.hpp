@@ -1,0 +1,19 @@
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/explorer.hpp"
+
+namespace ckpt::cli {
+
+void print_explore_summary(std::ostream& out, const sim::ExploreSummary& summary,
+                           const std::vector<std::string>& replays);
+nlohmann::json explore_json(const sim::ExploreSummary& summary, const std::vector<std::string>& replays);
+// Coverage: crash point or fault kind -> how many times it fired.
+nlohmann::json coverage_json(const sim::ExploreSummary& summary);
+
+}  // namespace ckpt::cli

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario_file.hpp"
+#include "sim/simulation.hpp"
+
+namespace ckpt::cli {
+
+// What `run` and `replay` print for one scenario, in words or as one JSON object.
+struct ScenarioReport {
+    sim::ScenarioFile file;
+    sim::ScenarioResult result;
+    bool deterministic = true;      // P8: a second run gave the same trace hash
+    std::string replay_command;     // set when a property was violated and the file was saved
+};
+
+// Runs a scenario file twice (P8), and saves it under `out_dir` when a property fails.
+ScenarioReport run_and_report(const sim::ScenarioFile& file, bool keep_trace, const std::string& out_dir);
+
+void print_report(std::ostream& out, const ScenarioReport& report);
+nlohmann::json report_json(const ScenarioReport& report);
+// "crash@after_evaluation#2(job, power_loss:torn), io_error(sidecar_rename, eio)#1"
+std::string describe_faults(const sim::Scenario& scenario);
+
+// Writes trace lines to `path` as JSON Lines; throws sim::ScenarioError if it cannot.
+void write_trace(const std::string& path, const sim::ScenarioResult& result);
+
+}  // namespace ckpt::cli

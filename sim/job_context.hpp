@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/fault_injector.hpp"
+#include "sim/ledger.hpp"
+#include "sim/oracles.hpp"
+#include "sim/rank_scheduler.hpp"
+#include "sim/run_stats.hpp"
+#include "sim/scenario.hpp"
+#include "sim/score_model.hpp"
+#include "sim/sim_file_system.hpp"
+#include "sim/trace.hpp"
+
+namespace ckpt::sim {
+
+inline constexpr const char* kOutputDir = "/run/output";
+
+// Virtual durations, so a summary can say how much training the exploration stood for.
+inline constexpr std::int64_t kStepMs = 1'500;
+inline constexpr std::int64_t kEvaluationMs = 60'000;
+inline constexpr std::int64_t kCheckpointMs = 20'000;
+
+// Everything one incarnation of the job shares between its ranks: the world (disk, ledger,
+// trace) that outlives it, and the scheduler and resume point that belong to it alone.
+struct JobContext {
+    const Scenario& scenario;
+    SimFileSystem& fs;
+    const ScoreModel& scores;
+    Ledger& ledger;
+    Trace& trace;
+    RunStats& stats;
+    Oracles& oracles;
+    FaultInjector& faults;
+    RankScheduler& scheduler;
+    int incarnation = 0;
+    std::optional<std::int64_t> resume_step;  // the checkpoint this incarnation starts from
+    // Between rank 0's rotation and the end of its on_save commit: the seed's design may leave
+    // final_checkpoint dangling here (DESIGN.md, P4).
+    bool in_save_window = false;
+
+    std::int64_t now() const noexcept { return stats.virtual_ms; }
+    void record(int rank, std::string_view kind, const nlohmann::json& details = nlohmann::json::object()) {
+        trace.record(stats.virtual_ms, incarnation, rank, kind, details);
+    }
+};
+
+}  // namespace ckpt::sim

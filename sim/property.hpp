@@ -1,0 +1,58 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ckpt::sim {
+
+// The properties of DESIGN.md (P1-P10) and two the simulator adds: P11 holds every decision to
+// the seed's rules, and P12 is the liveness check (a run ends by finishing, or because of a
+// fault that explains how it ended).
+enum class Property : std::uint8_t { P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12 };
+inline constexpr std::size_t kPropertyCount = 12;
+
+struct PropertyInfo {
+    std::string_view id;
+    std::string_view name;
+    std::string_view statement;
+};
+
+inline constexpr std::array<PropertyInfo, kPropertyCount> kProperties{{
+    {"P1", "retain", "final_checkpoint never moves to a lower-scoring (or equal) checkpoint and ends on the best"},
+    {"P2", "patience", "a resume restores the state of the last durably recorded decision, nothing lost or doubled"},
+    {"P3", "stop", "after a stop (durable or decided) no further optimizer step or evaluation happens"},
+    {"P4", "link", "final_checkpoint is absent or names a complete checkpoint outside the save window"},
+    {"P5", "commit", "a restored best_step names a complete checkpoint, and a resume starts from one"},
+    {"P6", "hang", "a rank-zero failure ends every rank with the same error; only a dead rank hangs a job"},
+    {"P7", "agree", "after every collective all live ranks hold identical policy state"},
+    {"P8", "determinism", "the same seed gives the same trace hash"},
+    {"P9", "formats", "the state JSON on disk round-trips exactly"},
+    {"P10", "callbacks", "every stateful callback restores to its state at the checkpoint, without warnings"},
+    {"P11", "rules", "every decision follows the seed's policy rules"},
+    {"P12", "liveness", "a run finishes, or ends for a reason an injected fault explains"},
+}};
+
+constexpr std::string_view id_of(Property property) noexcept {
+    return kProperties[static_cast<std::size_t>(property)].id;
+}
+constexpr const PropertyInfo& info_of(Property property) noexcept {
+    return kProperties[static_cast<std::size_t>(property)];
+}
+constexpr std::optional<Property> parse_property(std::string_view id) noexcept {
+    for (std::size_t i = 0; i < kPropertyCount; ++i) {
+        if (kProperties[i].id == id) {
+            return static_cast<Property>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+struct Violation {
+    Property property;
+    std::string message;
+};
+
+}  // namespace ckpt::sim

@@ -1,0 +1,26 @@
+#include "sim/trace.hpp"
+
+namespace ckpt::sim {
+
+void Trace::record(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
+                   const nlohmann::json& details) {
+    // Keys are written in a fixed order by hand: nlohmann sorts object keys, which would bury
+    // the time and kind in the middle of each line.
+    std::string line = "{\"t\":" + std::to_string(time_ms) + ",\"inc\":" + std::to_string(incarnation) +
+                       ",\"rank\":" + std::to_string(rank) + ",\"kind\":" + nlohmann::json(kind).dump();
+    if (details.is_object() && !details.empty()) {
+        const auto body = details.dump();
+        line += ",";
+        line.append(body, 1, body.size() - 1);  // the object's members without its braces
+    } else {
+        line += "}";
+    }
+    hash_.update(line);
+    hash_.update("\n");
+    ++events_;
+    if (keep_lines_) {
+        lines_.push_back(std::move(line));
+    }
+}
+
+}  // namespace ckpt::sim
