@@ -62,6 +62,31 @@ bool is_complete_checkpoint(FileSystem& fs, const std::string& output_dir, std::
            global_step->get<std::int64_t>() == step;
 }
 
+bool checkpoint_records_best(FileSystem& fs, const std::string& output_dir, std::int64_t step,
+                             double best_score) {
+    const auto path = join_path(join_path(output_dir, checkpoint_dir_name(step)), kTrainerStateName);
+    const auto state = nlohmann::json::parse(fs.read_file(path), nullptr, /*allow_exceptions=*/false);
+    const auto callbacks = state.is_object() ? state.find("stateful_callbacks") : state.end();
+    if (!state.is_object() || callbacks == state.end() || !callbacks->is_object()) {
+        return true;
+    }
+    const auto entry = callbacks->find("CheckpointEvaluationTriggerCallback");
+    if (entry == callbacks->end()) {
+        return true;
+    }
+    // One callback of the class is the normal case; with several, the first one speaks.
+    const auto& saved = entry->is_array() && !entry->empty() ? entry->front() : *entry;
+    const auto recorded = saved.is_object() && saved.contains("attributes") && saved["attributes"].is_object()
+                              ? saved["attributes"].value("checkpoint_eval_state", nlohmann::json())
+                              : nlohmann::json();
+    const auto inner = recorded.is_object() ? recorded.value("state", nlohmann::json()) : nlohmann::json();
+    if (!inner.is_object() || !inner.contains("best_step") || !inner.contains("best_score")) {
+        return true;
+    }
+    return inner["best_step"] == step && inner["best_score"].is_number() &&
+           inner["best_score"].get<double>() == best_score;
+}
+
 std::optional<CheckpointEntry> last_checkpoint(FileSystem& fs, const std::string& output_dir) {
     auto all = list_checkpoints(fs, output_dir);
     if (all.empty()) {

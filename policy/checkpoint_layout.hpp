@@ -35,6 +35,14 @@ std::vector<CheckpointEntry> list_checkpoints(FileSystem& fs, const std::string&
 // directory that exists but is not complete; "the directory exists" is not a commit.
 bool is_complete_checkpoint(FileSystem& fs, const std::string& output_dir, std::int64_t step);
 
+// Whether checkpoint-N's own trainer_state.json records the same best (step N, `best_score`)
+// in the trigger callback's state. A sidecar names its best by step number only, and a crash
+// that sends the job back to an older checkpoint (or to scratch) can later produce a different
+// checkpoint-N: a sidecar from the abandoned history must not be trusted for it. True when the
+// checkpoint holds no trigger-callback state to compare with (written by other code).
+bool checkpoint_records_best(FileSystem& fs, const std::string& output_dir, std::int64_t step,
+                             double best_score);
+
 // Transformers' get_last_checkpoint: the largest N, with no completeness check.
 std::optional<CheckpointEntry> last_checkpoint(FileSystem& fs, const std::string& output_dir);
 // The fixed resume rule: the largest N whose checkpoint is complete.

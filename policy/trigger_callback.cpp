@@ -314,8 +314,9 @@ bool TriggerCallback::sidecar_policy_is_committed(const CheckpointEvaluationPoli
     if (!config_.output_dir || candidate.state().best_is_external) {
         return true;
     }
-    const auto& best_step = candidate.state().best_step;
-    return best_step && is_complete_checkpoint(*fs_, *config_.output_dir, *best_step);
+    const auto& state = candidate.state();
+    return state.best_step && is_complete_checkpoint(*fs_, *config_.output_dir, *state.best_step) &&
+           checkpoint_records_best(*fs_, *config_.output_dir, *state.best_step, *state.best_score);
 }
 
 }  // namespace ckpt

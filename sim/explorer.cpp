@@ -52,7 +52,9 @@ ExploreSummary explore(const ExploreOptions& options) {
     const std::uint64_t shards = std::max(1U, options.shard_count);
     const std::uint64_t items =
         options.seeds > options.shard_index ? (options.seeds - options.shard_index + shards - 1) / shards : 0;
-    const auto seed_of = [&](std::uint64_t item) { return options.first_seed + options.shard_index + item * shards; };
+    const auto seed_of = [&](std::uint64_t item) {
+        return options.first_seed + options.shard_index + item * shards;
+    };
 
     std::vector<std::uint64_t> hashes(items, 0);
     std::atomic<std::uint64_t> next{0};

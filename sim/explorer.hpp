@@ -18,10 +18,10 @@ namespace ckpt::sim {
 
 struct ExploreOptions {
     std::uint64_t first_seed = 1;
-    std::uint64_t seeds = 1000;                    // how many seeds (before sharding)
-    std::optional<double> time_budget_seconds;     // stop drawing new seeds after this long
+    std::uint64_t seeds = 1000;                 // how many seeds (before sharding)
+    std::optional<double> time_budget_seconds;  // stop drawing new seeds after this long
     unsigned jobs = 1;
-    unsigned shard_index = 0;                      // this shard takes seeds with offset % count == index
+    unsigned shard_index = 0;  // this shard takes seeds with offset % count == index
     unsigned shard_count = 1;
     std::optional<mutants::Mutant> mutant;
     bool stop_at_first_violation = false;
@@ -49,7 +49,7 @@ struct ExploreSummary {
     std::string trace_hash;                  // FNV-1a over every scenario's hash, in seed order
     std::uint64_t first_seed = 0;
     std::uint64_t last_seed = 0;
-    double wall_seconds = 0.0;               // not part of any hash; for the human summary only
+    double wall_seconds = 0.0;  // not part of any hash; for the human summary only
 };
 
 ExploreSummary explore(const ExploreOptions& options);

@@ -6,7 +6,9 @@
 namespace ckpt::sim {
 namespace {
 
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+bool starts_with(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
 
 std::string crash_label(CrashKind kind, PowerLossMode mode) {
     return kind == CrashKind::process_kill ? "process_kill" : "power_loss:" + std::string(to_string(mode));
@@ -44,7 +46,8 @@ void FaultInjector::refresh_next_step_fault() noexcept {
     for (std::size_t i = 0; i < plan_.size(); ++i) {
         const auto action = scenario_.faults[i].action;
         const bool step_triggered = action == FaultAction::rank_death || action == FaultAction::preemption ||
-                                    action == FaultAction::corrupt_sidecar || action == FaultAction::corrupt_checkpoint;
+                                    action == FaultAction::corrupt_sidecar ||
+                                    action == FaultAction::corrupt_checkpoint;
         if (step_triggered && !plan_[i].fired) {
             next_step_fault_ = std::min(next_step_fault_, scenario_.faults[i].at_step);
         }
@@ -148,7 +151,8 @@ void FaultInjector::fire_step_fault(std::size_t index, int rank) {
             // The newest checkpoint that is complete on disk right now.
             std::optional<std::int64_t> newest;
             for (const auto& [step, record] : job_->ledger.checkpoints) {
-                const auto path = join_path(join_path(output_dir_, checkpoint_dir_name(step)), kTrainerStateName);
+                const auto path =
+                    join_path(join_path(output_dir_, checkpoint_dir_name(step)), kTrainerStateName);
                 if (job_->fs.content_in(FsView::visible, path) == record.trainer_state_bytes) {
                     newest = step;
                 }
@@ -161,7 +165,8 @@ void FaultInjector::fire_step_fault(std::size_t index, int rank) {
             }
             break;
         }
-        default: break;
+        default:
+            break;
     }
     // Preemption, and the corruptions (which only matter to the next start), end the job here.
     stats.crashes["process_kill"] += 1;
@@ -175,8 +180,8 @@ void FaultInjector::observe(const FsOperation& operation) {
     if (job_ == nullptr || job_->scheduler.current_rank() != 0) {
         return;
     }
-    const bool link_operation = operation.path == link_temp_path_ ||
-                                (operation.op == FsOp::rename && operation.other == link_path_);
+    const bool link_operation =
+        operation.path == link_temp_path_ || (operation.op == FsOp::rename && operation.other == link_path_);
     if (link_operation) {
         pass(CrashPoint::inside_link_update, 0);  // a crash here leaves the link as it was
         if (operation.op == FsOp::rename) {
@@ -212,14 +217,17 @@ bool FaultInjector::io_target_matches(IoTarget target, const FsOperation& operat
         case IoTarget::sidecar_fsync:
             return operation.op == FsOp::fsync_file &&
                    (starts_with(operation.path, sidecar_temp_prefix_) || operation.path == sidecar_path_);
-        case IoTarget::sidecar_rename: return operation.op == FsOp::rename && operation.other == sidecar_path_;
+        case IoTarget::sidecar_rename:
+            return operation.op == FsOp::rename && operation.other == sidecar_path_;
         case IoTarget::directory_fsync:
             // Decided in io_fault: only the callback's own directory fsync, right after its
             // sidecar or link rename, is in the fault model (rank 0's sidecar and link
             // operations), not the trainer's.
             return false;
-        case IoTarget::link_symlink: return operation.op == FsOp::symlink && operation.path == link_temp_path_;
-        case IoTarget::link_rename: return operation.op == FsOp::rename && operation.other == link_path_;
+        case IoTarget::link_symlink:
+            return operation.op == FsOp::symlink && operation.path == link_temp_path_;
+        case IoTarget::link_rename:
+            return operation.op == FsOp::rename && operation.other == link_path_;
     }
     return false;
 }
@@ -236,9 +244,10 @@ Fault FaultInjector::io_fault(const FsOperation& operation) {
     }
     for (std::size_t i = 0; i < plan_.size(); ++i) {
         const auto& fault = scenario_.faults[i];
-        const bool matches = fault.target == IoTarget::directory_fsync
-                                 ? operation.op == FsOp::fsync_dir && operation.path == output_dir_ && dir_fsync_after_rename
-                                 : io_target_matches(fault.target, operation);
+        const bool matches =
+            fault.target == IoTarget::directory_fsync
+                ? operation.op == FsOp::fsync_dir && operation.path == output_dir_ && dir_fsync_after_rename
+                : io_target_matches(fault.target, operation);
         if (plan_[i].fired || fault.action != FaultAction::io_error || !matches) {
             continue;
         }

@@ -19,13 +19,13 @@ struct JobContext;
 // simulation applies `kind` to the disk (a process kill keeps the page cache, a power loss
 // keeps what `power_loss` says) and resumes the job.
 class SimulatedCrash final : public JobCrash {
-public:
+  public:
     SimulatedCrash(std::string reason, CrashKind kind, PowerLossMode power_loss)
         : JobCrash(std::move(reason)), kind_(kind), power_loss_(power_loss) {}
     CrashKind kind() const noexcept { return kind_; }
     PowerLossMode power_loss() const noexcept { return power_loss_; }
 
-private:
+  private:
     CrashKind kind_;
     PowerLossMode power_loss_;
 };
@@ -35,7 +35,7 @@ private:
 // rank; the trainer passes its own points, and the file-system hooks recognise the points that
 // lie inside the callback's sidecar and link writes.
 class FaultInjector {
-public:
+  public:
     FaultInjector(const Scenario& scenario, Rng rng);
 
     // Binds to the running incarnation (nullptr between incarnations).
@@ -53,7 +53,7 @@ public:
     // Whether an I/O error fired in the current incarnation: it explains a job that failed.
     bool io_error_fired() const noexcept { return io_error_fired_; }
 
-private:
+  private:
     struct PlanState {
         bool fired = false;
         std::uint32_t seen = 0;

@@ -38,9 +38,13 @@ struct JobContext {
     RankScheduler& scheduler;
     int incarnation = 0;
     std::optional<std::int64_t> resume_step;  // the checkpoint this incarnation starts from
-    // Between rank 0's rotation and the end of its on_save commit: the seed's design may leave
-    // final_checkpoint dangling here (DESIGN.md, P4).
-    bool in_save_window = false;
+    // From rank 0's rotation to the commit that follows: the end of its on_save, or, when a
+    // crash or an error cut the commit short, the recovery in the next on_train_begin. The
+    // seed's design may leave final_checkpoint dangling here (DESIGN.md, P4). It belongs to
+    // the world, not the incarnation, because an interrupted window stays open across a crash.
+    bool& in_save_window;
+    // Rank 0 is inside the callback's on_save, after its barrier: every rank's files must exist.
+    bool in_on_save = false;
 
     std::int64_t now() const noexcept { return stats.virtual_ms; }
     void record(int rank, std::string_view kind, const nlohmann::json& details = nlohmann::json::object()) {

@@ -34,11 +34,11 @@ struct EvaluationRecord {
 struct CheckpointRecord {
     std::int64_t step = 0;
     int incarnation = 0;
-    double score = 0.0;                       // the evaluation that decided to save it
-    CheckpointEvaluationState policy_state;   // the trigger callback's policy state when written
-    nlohmann::json callback_states;           // every stateful callback's live state() when written
-    std::string trainer_state_bytes;          // exactly what was written to trainer_state.json
-    bool durable = false;                     // the write returned and the durable view holds it
+    double score = 0.0;                      // the evaluation that decided to save it
+    CheckpointEvaluationState policy_state;  // the trigger callback's policy state when written
+    nlohmann::json callback_states;          // every stateful callback's live state() when written
+    std::string trainer_state_bytes;         // exactly what was written to trainer_state.json
+    bool durable = false;                    // the write returned and the durable view holds it
 };
 
 struct SidecarRecord {
@@ -48,9 +48,10 @@ struct SidecarRecord {
 
 struct Ledger {
     std::vector<EvaluationRecord> evaluations;
-    // The state after the k-th decision of the current branch of history; [0] is the state the
-    // run started from (empty, or the external baseline). A resume to count k truncates it.
-    std::vector<CheckpointEvaluationState> states_by_count{CheckpointEvaluationState{}};
+    // Every state a decision of this run produced, on every branch of its history (a resume to
+    // an older checkpoint starts a new branch, but the old branch's records may still be on
+    // disk). A restored state must be one of these.
+    std::vector<CheckpointEvaluationState> decided_states;
     std::map<std::int64_t, CheckpointRecord> checkpoints;
     std::optional<SidecarRecord> sidecar;  // the last durably recorded sidecar
     bool sidecar_damaged = false;          // an injected fault corrupted it since

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "policy/checkpoint_layout.hpp"
 #include "policy/checkpoint_evaluation_policy.hpp"
+#include "policy/checkpoint_layout.hpp"
 #include "sim/job_context.hpp"
 #include "sim/reference_policy.hpp"
 
@@ -16,9 +16,10 @@ using nlohmann::json;
 std::string describe(const CheckpointEvaluationState& s) {
     const auto opt = [](const auto& value) { return value ? json(*value).dump() : std::string("null"); };
     return "{best_score=" + opt(s.best_score) + ", best_step=" + opt(s.best_step) +
-           ", streak=" + std::to_string(s.lower_score_streak) + ", count=" + std::to_string(s.evaluation_count) +
-           ", stop=" + (s.stop_requested ? "true" : "false") + ", external=" + (s.best_is_external ? "true" : "false") +
-           "}";
+           ", streak=" + std::to_string(s.lower_score_streak) +
+           ", count=" + std::to_string(s.evaluation_count) +
+           ", stop=" + (s.stop_requested ? "true" : "false") +
+           ", external=" + (s.best_is_external ? "true" : "false") + "}";
 }
 
 // Reads the seed's state mapping without the policy's own parser: the oracle must not share
@@ -58,7 +59,9 @@ std::optional<CheckpointEvaluationState> read_state(const json& mapping) {
     return s;
 }
 
-std::string checkpoint_path(std::int64_t step) { return join_path(kOutputDir, checkpoint_dir_name(step)); }
+std::string checkpoint_path(std::int64_t step) {
+    return join_path(kOutputDir, checkpoint_dir_name(step));
+}
 
 }  // namespace
 
@@ -125,7 +128,8 @@ bool Oracles::record_intact(const CheckpointRecord& record) const {
     if (damaged != ledger_.checkpoint_damaged.end() && damaged->second) {
         return false;
     }
-    const auto bytes = fs_.content_in(FsView::visible, join_path(checkpoint_path(record.step), kTrainerStateName));
+    const auto bytes =
+        fs_.content_in(FsView::visible, join_path(checkpoint_path(record.step), kTrainerStateName));
     return bytes && *bytes == record.trainer_state_bytes;
 }
 
@@ -143,7 +147,10 @@ CheckpointEvaluationState Oracles::expected_floor() const {
         bool usable = s.best_is_external || !s.best_step;
         if (!usable) {
             const auto record = ledger_.checkpoints.find(*s.best_step);
-            usable = record != ledger_.checkpoints.end() && record_intact(record->second);
+            // The checkpoint must be the one the sidecar's best was written for, not a later
+            // checkpoint with the same step from another branch of history.
+            usable = record != ledger_.checkpoints.end() && record_intact(record->second) &&
+                     record->second.score == s.best_score;
         }
         if (usable && s.evaluation_count > floor.evaluation_count) {
             floor = s;
@@ -155,19 +162,22 @@ CheckpointEvaluationState Oracles::expected_floor() const {
 // ---- decisions and steps ------------------------------------------------------------------
 
 void Oracles::on_decision(const CheckpointEvaluationState& prior, std::int64_t step, double score,
-                          const CheckpointEvaluationDecision& decision, const CheckpointEvaluationState& after) {
+                          const CheckpointEvaluationDecision& decision,
+                          const CheckpointEvaluationState& after) {
     const auto expected = reference_observe(scenario_.policy, prior, score, step);
     if (to_string(decision.reason) != expected.reason || decision.should_save != expected.should_save ||
         decision.should_stop != expected.should_stop || after != expected.after) {
         violate(Property::P11, "at step " + std::to_string(step) + " score " + json(score).dump() + " from " +
-                                   describe(prior) + " the policy decided " + std::string(to_string(decision.reason)) +
-                                   " -> " + describe(after) + ", the rules say " + std::string(expected.reason) +
-                                   " -> " + describe(expected.after));
+                                   describe(prior) + " the policy decided " +
+                                   std::string(to_string(decision.reason)) + " -> " + describe(after) +
+                                   ", the rules say " + std::string(expected.reason) + " -> " +
+                                   describe(expected.after));
     }
     ledger_.evaluations.push_back({job_ != nullptr ? job_->incarnation : 0, step, score, decision});
-    const auto count = static_cast<std::size_t>(std::max<std::int64_t>(after.evaluation_count, 0));
-    ledger_.states_by_count.resize(count + 1);
-    ledger_.states_by_count[count] = after;
+    if (std::find(ledger_.decided_states.begin(), ledger_.decided_states.end(), after) ==
+        ledger_.decided_states.end()) {
+        ledger_.decided_states.push_back(after);
+    }
 }
 
 void Oracles::on_optimizer_step(int rank) {
@@ -184,18 +194,21 @@ void Oracles::on_evaluation_start(int rank) {
     }
 }
 
-void Oracles::on_stop_in_force(int rank) noexcept { stop_in_force_[static_cast<std::size_t>(rank)] = true; }
+void Oracles::on_stop_in_force(int rank) noexcept {
+    stop_in_force_[static_cast<std::size_t>(rank)] = true;
+}
 
 void Oracles::on_rank_state(int rank, std::uint64_t sequence, const json& policy_state) {
     const auto found = std::find_if(agreement_.begin(), agreement_.end(),
-                                     [&](const auto& entry) { return entry.first == sequence; });
+                                    [&](const auto& entry) { return entry.first == sequence; });
     if (found == agreement_.end()) {
         agreement_.emplace_back(sequence, policy_state);
         return;
     }
     if (found->second != policy_state) {
-        violate(Property::P7, "after collective #" + std::to_string(sequence) + " rank " + std::to_string(rank) +
-                                  " holds " + policy_state.dump() + " but another rank holds " + found->second.dump());
+        violate(Property::P7, "after collective #" + std::to_string(sequence) + " rank " +
+                                  std::to_string(rank) + " holds " + policy_state.dump() +
+                                  " but another rank holds " + found->second.dump());
     }
 }
 
@@ -221,13 +234,27 @@ void Oracles::after_sidecar_write(const CheckpointEvaluationState& state) {
     try {
         const auto reloaded = CheckpointEvaluationPolicy::from_state_dict(*policy_state).state_dict();
         if (reloaded != *policy_state) {
-            violate(Property::P9, "sidecar state does not round-trip: " + policy_state->dump() + " vs " + reloaded.dump());
+            violate(Property::P9,
+                    "sidecar state does not round-trip: " + policy_state->dump() + " vs " + reloaded.dump());
         }
     } catch (const std::exception& error) {
         violate(Property::P9, std::string("sidecar state does not load: ") + error.what());
     }
     ledger_.sidecar = SidecarRecord{state, *bytes};
     ledger_.sidecar_damaged = false;
+}
+
+void Oracles::after_recovery() {
+    const auto bytes = fs_.durable_content(join_path(kOutputDir, kSidecarName));
+    if (!bytes || (ledger_.sidecar && ledger_.sidecar->bytes == *bytes)) {
+        return;
+    }
+    const auto payload = json::parse(*bytes, nullptr, false);
+    if (const auto state =
+            payload.is_object() ? read_state(payload.value("checkpoint_eval_state", json())) : std::nullopt) {
+        ledger_.sidecar = SidecarRecord{*state, *bytes};
+        ledger_.sidecar_damaged = false;
+    }
 }
 
 void Oracles::after_checkpoint_write(CheckpointRecord record) {
@@ -249,18 +276,20 @@ void Oracles::on_link_publish(std::int64_t step) {
     // on_save publishes after its barrier, so every rank's files must be there. Recovery in
     // on_train_begin may publish a checkpoint a crashed rank never finished: complete (its
     // trainer_state.json is whole) is all the seed's design promises there.
-    const bool committing = job_ != nullptr && job_->in_save_window;
+    const bool committing = job_ != nullptr && job_->in_on_save;
     if (committing ? !checkpoint_has_every_shard(step) : !checkpoint_is_complete(step)) {
-        violate(Property::P4, "final_checkpoint published to checkpoint-" + std::to_string(step) + " before " +
+        violate(Property::P4, "final_checkpoint published to checkpoint-" + std::to_string(step) +
+                                  " before " +
                                   (committing ? "every rank finished writing it" : "it was complete"));
     }
     if (ledger_.link_step && *ledger_.link_step != step) {
         const auto damaged = ledger_.checkpoint_damaged.find(*ledger_.link_step);
         const bool old_target_lost = (damaged != ledger_.checkpoint_damaged.end() && damaged->second);
         if (!old_target_lost && !(record->second.score > ledger_.link_score)) {
-            violate(Property::P1, "final_checkpoint moved from checkpoint-" + std::to_string(*ledger_.link_step) +
-                                      " (score " + json(ledger_.link_score).dump() + ") to checkpoint-" +
-                                      std::to_string(step) + " (score " + json(record->second.score).dump() + ")");
+            violate(Property::P1,
+                    "final_checkpoint moved from checkpoint-" + std::to_string(*ledger_.link_step) +
+                        " (score " + json(ledger_.link_score).dump() + ") to checkpoint-" +
+                        std::to_string(step) + " (score " + json(record->second.score).dump() + ")");
         }
     }
     ledger_.link_step = step;
@@ -279,7 +308,8 @@ void Oracles::at_crash_point(CrashPoint /*point*/) {
     }
     link_checked_at_ops_ = changes;
     const auto step = visible_link_step();
-    const bool link_present = fs_.link_target_in(FsView::visible, join_path(kOutputDir, kFinalCheckpointLink)).has_value();
+    const bool link_present =
+        fs_.link_target_in(FsView::visible, join_path(kOutputDir, kFinalCheckpointLink)).has_value();
     link_check_was_ok_ = !link_present || (step && checkpoint_is_complete(*step));
     if (link_check_was_ok_) {
         return;
@@ -292,16 +322,18 @@ void Oracles::at_crash_point(CrashPoint /*point*/) {
     if (damaged != ledger_.checkpoint_damaged.end() && damaged->second) {
         return;  // an injected fault destroyed the target
     }
-    violate(Property::P4, "final_checkpoint names " +
-                              (step ? "checkpoint-" + std::to_string(*step) : std::string("a non-checkpoint")) +
-                              ", which is not complete, outside the save window");
+    violate(Property::P4,
+            "final_checkpoint names " +
+                (step ? "checkpoint-" + std::to_string(*step) : std::string("a non-checkpoint")) +
+                ", which is not complete, outside the save window");
 }
 
 // ---- resume ---------------------------------------------------------------------------------
 
 void Oracles::on_resume_source(std::int64_t step, bool complete) {
     if (!complete && scenario_.resume_rule == ResumeRule::fixed) {
-        violate(Property::P5, "the job resumed from checkpoint-" + std::to_string(step) + ", which is not complete");
+        violate(Property::P5,
+                "the job resumed from checkpoint-" + std::to_string(step) + ", which is not complete");
     }
 }
 
@@ -313,8 +345,8 @@ void Oracles::after_callback_restore(std::int64_t step, const json& restored_sta
     }
     if (restored_states != record->second.callback_states) {
         violate(Property::P10, "callbacks restored from checkpoint-" + std::to_string(step) + " as " +
-                                   restored_states.dump() + " but held " + record->second.callback_states.dump() +
-                                   " when it was written");
+                                   restored_states.dump() + " but held " +
+                                   record->second.callback_states.dump() + " when it was written");
     }
     if (!warnings.empty()) {
         violate(Property::P10, "restoring an unchanged configuration warned: " + warnings.front());
@@ -325,27 +357,30 @@ void Oracles::after_train_begin(const CheckpointEvaluationState& restored, bool 
     const auto floor = expected_floor();
     if (resumed || floor.evaluation_count > 0) {
         if (restored.evaluation_count < floor.evaluation_count) {
-            violate(Property::P2, "resume restored " + describe(restored) + " but a later decision was durable: " +
-                                      describe(floor));
-        } else if (restored.evaluation_count > 0) {
-            const auto count = static_cast<std::size_t>(restored.evaluation_count);
-            if (count >= ledger_.states_by_count.size() || ledger_.states_by_count[count] != restored) {
-                violate(Property::P2, "resume restored " + describe(restored) +
-                                          ", which is not the state after any decision of this run");
-            }
+            violate(Property::P2, "resume restored " + describe(restored) +
+                                      " but a later decision was durable: " + describe(floor));
+        } else if (restored.evaluation_count > 0 &&
+                   std::find(ledger_.decided_states.begin(), ledger_.decided_states.end(), restored) ==
+                       ledger_.decided_states.end()) {
+            violate(Property::P2, "resume restored " + describe(restored) +
+                                      ", which is not the state after any decision of this run");
         }
     }
-    const auto keep = static_cast<std::size_t>(std::max<std::int64_t>(restored.evaluation_count, 0)) + 1;
-    if (ledger_.states_by_count.size() > keep) {
-        ledger_.states_by_count.resize(keep);
-    }
     if (restored.best_step && !restored.best_is_external) {
+        const auto record = ledger_.checkpoints.find(*restored.best_step);
         if (!checkpoint_is_complete(*restored.best_step)) {
             violate(Property::P5, "the restored best_step " + std::to_string(*restored.best_step) +
                                       " names an incomplete checkpoint");
+        } else if (record != ledger_.checkpoints.end() && record->second.score != *restored.best_score) {
+            violate(Property::P5, "the restored best names checkpoint-" +
+                                      std::to_string(*restored.best_step) + " with score " +
+                                      json(*restored.best_score).dump() + ", but that checkpoint" +
+                                      " was written for score " + json(record->second.score).dump() +
+                                      " (a record from an abandoned history)");
         } else if (visible_link_step() != restored.best_step) {
-            violate(Property::P4, "after on_train_begin final_checkpoint does not name the retained best checkpoint-" +
-                                      std::to_string(*restored.best_step));
+            violate(Property::P4,
+                    "after on_train_begin final_checkpoint does not name the retained best checkpoint-" +
+                        std::to_string(*restored.best_step));
         }
     }
 }
@@ -358,7 +393,8 @@ void Oracles::at_job_end(const CheckpointEvaluationState& final_state) {
     if (link != final_state.best_step) {
         violate(Property::P4, "at the end final_checkpoint names " +
                                   (link ? "checkpoint-" + std::to_string(*link) : std::string("nothing")) +
-                                  ", not the retained best checkpoint-" + std::to_string(*final_state.best_step));
+                                  ", not the retained best checkpoint-" +
+                                  std::to_string(*final_state.best_step));
         return;
     }
     double best_recorded = -1e300;
@@ -370,10 +406,11 @@ void Oracles::at_job_end(const CheckpointEvaluationState& final_state) {
         }
     }
     const auto linked = ledger_.checkpoints.find(*link);
-    if (best_recorded_step >= 0 && (linked == ledger_.checkpoints.end() || linked->second.score < best_recorded)) {
+    if (best_recorded_step >= 0 &&
+        (linked == ledger_.checkpoints.end() || linked->second.score < best_recorded)) {
         violate(Property::P1, "at the end final_checkpoint names checkpoint-" + std::to_string(*link) +
-                                  " but checkpoint-" + std::to_string(best_recorded_step) + " recorded a higher score " +
-                                  json(best_recorded).dump());
+                                  " but checkpoint-" + std::to_string(best_recorded_step) +
+                                  " recorded a higher score " + json(best_recorded).dump());
     }
     if (scenario_.save_total_limit == 1) {
         // Through the inspection view: the oracle must not issue operations a fault could hit.
@@ -384,8 +421,9 @@ void Oracles::at_job_end(const CheckpointEvaluationState& final_state) {
             }
             const auto step = parse_checkpoint_step(std::string_view(path).substr(prefix.size()));
             if (step && *step != *link && checkpoint_is_complete(*step)) {
-                violate(Property::P1, "save_total_limit is 1 but complete checkpoint-" + std::to_string(*step) +
-                                          " is kept beside the best checkpoint-" + std::to_string(*link));
+                violate(Property::P1, "save_total_limit is 1 but complete checkpoint-" +
+                                          std::to_string(*step) + " is kept beside the best checkpoint-" +
+                                          std::to_string(*link));
                 break;
             }
         }

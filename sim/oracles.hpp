@@ -24,7 +24,7 @@ struct JobContext;
 // and the simulation call them at the moments DESIGN.md names: after operations that change
 // what they watch, at every crash point passed, after every resume, and at the end.
 class Oracles {
-public:
+  public:
     Oracles(const Scenario& scenario, SimFileSystem& fs, Ledger& ledger);
 
     void attach(JobContext* job) noexcept { job_ = job; }
@@ -42,6 +42,9 @@ public:
 
     // P2 + P9: rank 0's persist() or on_save() returned with the policy in `state`.
     void after_sidecar_write(const CheckpointEvaluationState& state);
+    // The ledger: on_train_begin's recovery may have rewritten the sidecar; record what the
+    // durable view now holds.
+    void after_recovery();
     // The ledger: rank 0 finished trainer_state.json of checkpoint-N (written and fsynced).
     void after_checkpoint_write(CheckpointRecord record);
     // P1 + P4: rank 0 is about to publish final_checkpoint -> checkpoint-N.
@@ -71,7 +74,7 @@ public:
     // The oracle's own completeness test (it never uses the policy's, which a mutant may bend).
     bool checkpoint_is_complete(std::int64_t step) const;
 
-private:
+  private:
     bool checkpoint_has_every_shard(std::int64_t step) const;
     std::optional<std::int64_t> visible_link_step() const;
     CheckpointEvaluationState expected_floor() const;

@@ -21,8 +21,10 @@ struct PropertyInfo {
 };
 
 inline constexpr std::array<PropertyInfo, kPropertyCount> kProperties{{
-    {"P1", "retain", "final_checkpoint never moves to a lower-scoring (or equal) checkpoint and ends on the best"},
-    {"P2", "patience", "a resume restores the state of the last durably recorded decision, nothing lost or doubled"},
+    {"P1", "retain",
+     "final_checkpoint never moves to a lower-scoring (or equal) checkpoint and ends on the best"},
+    {"P2", "patience",
+     "a resume restores the state of the last durably recorded decision, nothing lost or doubled"},
     {"P3", "stop", "after a stop (durable or decided) no further optimizer step or evaluation happens"},
     {"P4", "link", "final_checkpoint is absent or names a complete checkpoint outside the save window"},
     {"P5", "commit", "a restored best_step names a complete checkpoint, and a resume starts from one"},

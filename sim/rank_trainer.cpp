@@ -27,7 +27,8 @@ TriggerCallbackConfig trigger_config(const Scenario& s) {
 
 }  // namespace
 
-RankTrainer::RankTrainer(JobContext& job, int rank) : job_(job), rank_(rank), collective_(job.scheduler, rank) {
+RankTrainer::RankTrainer(JobContext& job, int rank)
+    : job_(job), rank_(rank), collective_(job.scheduler, rank) {
     build_callbacks();
 }
 
@@ -69,9 +70,11 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     stored_callbacks_ = state.value("stateful_callbacks", json::object());
 
     auto registry = CallbackFactoryRegistry::with_builtin_callbacks();
-    registry.add("CheckpointEvaluationTriggerCallback", [this](const json& saved) -> std::unique_ptr<ExportableState> {
-        return std::make_unique<TriggerCallback>(TriggerCallback::from_state(saved, job_.fs, collective_));
-    });
+    registry.add("CheckpointEvaluationTriggerCallback",
+                 [this](const json& saved) -> std::unique_ptr<ExportableState> {
+                     return std::make_unique<TriggerCallback>(
+                         TriggerCallback::from_state(saved, job_.fs, collective_));
+                 });
     std::vector<std::unique_ptr<ExportableState>> configured;
     for (auto& callback : callbacks_) {
         configured.push_back(std::move(callback));
@@ -88,7 +91,8 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
         early_stopping_.push_back(dynamic_cast<EarlyStoppingCallback*>(callbacks_[i].get()));
     }
     if (is_rank_zero()) {
-        job_.oracles.after_callback_restore(step, export_stateful_callbacks(stateful_callbacks()), restored.warnings);
+        job_.oracles.after_callback_restore(step, export_stateful_callbacks(stateful_callbacks()),
+                                            restored.warnings);
     }
 }
 
@@ -104,13 +108,12 @@ void RankTrainer::train_begin() {
     collective_.set_waiting_point("on_train_begin");
     trigger_->on_train_begin(TrainingArguments{kOutputDir}, view(), control_);
     if (is_rank_zero()) {
+        job_.in_save_window = false;  // recovery has republished whatever a cut-short commit left
         job_.oracles.after_train_begin(trigger_->policy().state(), job_.resume_step.has_value());
+        job_.oracles.after_recovery();
     }
     if (job_.scenario.score.external_baseline) {
         trigger_->policy().establish_external_baseline(job_.scores.baseline(), 0);
-        if (is_rank_zero() && trigger_->policy().state().evaluation_count == 0) {
-            job_.ledger.states_by_count.front() = trigger_->policy().state();
-        }
     }
     job_.oracles.on_rank_state(rank_, agreement_sequence_++, trigger_->policy().state_dict());
 }
@@ -209,8 +212,11 @@ void RankTrainer::checkpoint_evaluation() {
     } else {
         job_.oracles.on_decision(prior, global_step_, score, decision, policy.state());
         job_.record(rank_, "evaluation",
-                    {{"step", global_step_}, {"score", score}, {"reason", to_string(decision.reason)},
-                     {"streak", decision.lower_score_streak}, {"stop", decision.should_stop}});
+                    {{"step", global_step_},
+                     {"score", score},
+                     {"reason", to_string(decision.reason)},
+                     {"streak", decision.lower_score_streak},
+                     {"stop", decision.should_stop}});
         last_decision_score_ = score;
     }
     job_.oracles.on_rank_state(rank_, agreement_sequence_++, policy.state_dict());
@@ -240,7 +246,8 @@ void RankTrainer::checkpoint_evaluation() {
 
 // ---- _save_checkpoint ------------------------------------------------------------------------
 
-void RankTrainer::write_checkpoint_file(const std::string& directory, const char* name, std::string_view bytes) {
+void RankTrainer::write_checkpoint_file(const std::string& directory, const char* name,
+                                        std::string_view bytes) {
     const auto path = join_path(directory, name);
     job_.fs.write_file(path, bytes);
     job_.fs.fsync_file(path);
@@ -336,8 +343,10 @@ void RankTrainer::on_save() {
     control_.should_save = false;  // CallbackHandler.on_save clears the flag first
     const bool commits = trigger_->pending_checkpoint_save_step().has_value();
     collective_.set_waiting_point("on_save");
+    job_.in_on_save = is_rank_zero();
     trigger_->on_save(view(), control_);
     if (is_rank_zero()) {
+        job_.in_on_save = false;
         job_.in_save_window = false;
         if (commits) {
             job_.oracles.after_sidecar_write(trigger_->policy().state());

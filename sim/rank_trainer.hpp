@@ -30,7 +30,7 @@ namespace ckpt::sim {
 //  - A durable stop is checked before each step, as the seed assumes ("a resumed job exits
 //    without taking another optimizer step").
 class RankTrainer {
-public:
+  public:
     RankTrainer(JobContext& job, int rank);
 
     // The fiber body: restore, on_train_begin, train until max_steps or a stop.
@@ -38,7 +38,7 @@ public:
 
     const CheckpointEvaluationState& policy_state() const noexcept { return trigger_->policy().state(); }
 
-private:
+  private:
     void build_callbacks();
     void restore_from_checkpoint(std::int64_t step);
     void train_begin();

@@ -2,8 +2,8 @@
 
 namespace ckpt::sim {
 
-ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEvaluationState state, double score,
-                                   std::int64_t step) {
+ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEvaluationState state,
+                                   double score, std::int64_t step) {
     ReferenceOutcome out;
     state.evaluation_count += 1;
     const auto finish = [&](std::string_view reason, bool save) {
@@ -42,8 +42,12 @@ ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEva
             state.lower_score_streak = 0;
             state.stop_requested = false;
             return finish("tie_reset", false);
-        case TiePolicy::stop: state.stop_requested = true; return finish("tie_stop", false);
-        default: state.stop_requested = false; return finish("tie_ignored", false);
+        case TiePolicy::stop:
+            state.stop_requested = true;
+            return finish("tie_stop", false);
+        default:
+            state.stop_requested = false;
+            return finish("tie_ignored", false);
     }
 }
 

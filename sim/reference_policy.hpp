@@ -16,7 +16,7 @@ struct ReferenceOutcome {
     bool should_stop = false;
 };
 
-ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEvaluationState state, double score,
-                                   std::int64_t step);
+ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEvaluationState state,
+                                   double score, std::int64_t step);
 
 }  // namespace ckpt::sim

@@ -9,7 +9,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr EnumNames<SaveStrategy, 2> kSaveStrategies{{{{SaveStrategy::steps, "steps"}, {SaveStrategy::epoch, "epoch"}}}};
+constexpr EnumNames<SaveStrategy, 2> kSaveStrategies{
+    {{{SaveStrategy::steps, "steps"}, {SaveStrategy::epoch, "epoch"}}}};
 constexpr EnumNames<ResumeRule, 2> kResumeRules{
     {{{ResumeRule::transformers, "transformers"}, {ResumeRule::fixed, "fixed"}}}};
 constexpr EnumNames<ScoreKind, 4> kScoreKinds{{{{ScoreKind::scripted, "scripted"},
@@ -46,7 +47,7 @@ constexpr EnumNames<TiePolicy, 4> kTiePolicies{{{{TiePolicy::reset, "reset"},
 
 // Reads scenario fields with their path in every error ("faults[2].rank: ...").
 class Reader {
-public:
+  public:
     Reader(const json& object, std::string prefix) : object_(object), prefix_(std::move(prefix)) {
         if (!object_.is_object()) {
             bad_field(prefix_.empty() ? "(document)" : prefix_, "must be a JSON object");
@@ -117,7 +118,7 @@ public:
         }
     }
 
-private:
+  private:
     const json& object_;
     std::string prefix_;
 };
@@ -159,8 +160,8 @@ json fault_to_json(const PlannedFault& fault) {
 
 PlannedFault fault_from_json(const json& document, const std::string& prefix) {
     const Reader r(document, prefix);
-    r.reject_unknown({"action", "point", "occurrence", "scope", "kind", "power_loss", "rank", "at_step", "target",
-                      "error"});
+    r.reject_unknown({"action", "point", "occurrence", "scope", "kind", "power_loss", "rank", "at_step",
+                      "target", "error"});
     if (r.find("action") == nullptr) {
         bad_field(r.path("action"), "is required");
     }
@@ -190,8 +191,12 @@ PlannedFault fault_from_json(const json& document, const std::string& prefix) {
 
 }  // namespace
 
-std::string_view to_string(FaultAction action) noexcept { return kFaultActions.name(action); }
-std::string_view to_string(IoTarget target) noexcept { return kIoTargets.name(target); }
+std::string_view to_string(FaultAction action) noexcept {
+    return kFaultActions.name(action);
+}
+std::string_view to_string(IoTarget target) noexcept {
+    return kIoTargets.name(target);
+}
 
 void Scenario::validate() const {
     if (ranks < 1 || ranks > 8) {
@@ -231,8 +236,8 @@ void Scenario::validate() const {
     for (std::size_t i = 0; i < faults.size(); ++i) {
         const auto& fault = faults[i];
         if (fault.rank >= ranks) {
-            bad_field("faults[" + std::to_string(i) + "].rank", "must name a rank below ranks (" +
-                                                                   std::to_string(ranks) + ")");
+            bad_field("faults[" + std::to_string(i) + "].rank",
+                      "must name a rank below ranks (" + std::to_string(ranks) + ")");
         }
     }
 }
@@ -272,9 +277,10 @@ json Scenario::to_json() const {
 
 Scenario Scenario::from_json(const json& document) {
     const Reader r(document, "");
-    r.reject_unknown({"seed", "ranks", "max_steps", "steps_per_epoch", "save_strategy", "save_steps", "gate_steps",
-                      "regular_steps", "policy", "save_total_limit", "protect_best_in_rotation", "resume_rule",
-                      "early_stopping_callbacks", "early_stopping_state_keys", "score", "faults", "watchdog"});
+    r.reject_unknown({"seed", "ranks", "max_steps", "steps_per_epoch", "save_strategy", "save_steps",
+                      "gate_steps", "regular_steps", "policy", "save_total_limit", "protect_best_in_rotation",
+                      "resume_rule", "early_stopping_callbacks", "early_stopping_state_keys", "score",
+                      "faults", "watchdog"});
     if (r.find("seed") == nullptr) {
         bad_field("seed", "is required");
     }

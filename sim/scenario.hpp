@@ -16,7 +16,7 @@ namespace ckpt::sim {
 
 // A scenario file names the bad field in every error; the CLI turns this into exit status 2.
 class ScenarioError : public ckpt::ValueError {
-public:
+  public:
     using ckpt::ValueError::ValueError;
 };
 

@@ -33,7 +33,8 @@ ScenarioFile ScenarioFile::parse(const json& document) {
         for (const auto& [id, verdict] : expected->items()) {
             if (!parse_property(id) || !verdict.is_string() ||
                 (verdict.get<std::string>() != "held" && verdict.get<std::string>() != "violated")) {
-                throw ScenarioError("scenario file field 'expected." + id + "': must be a property id mapped to "
+                throw ScenarioError("scenario file field 'expected." + id +
+                                    "': must be a property id mapped to "
                                     "\"held\" or \"violated\"");
             }
         }

@@ -13,7 +13,9 @@ double hashed_unit(std::uint64_t seed, std::uint64_t a, std::uint64_t b) noexcep
     return static_cast<double>(mixed >> 11) * 0x1.0p-53;
 }
 
-double quantise(double value, double grid) { return std::round(value / grid) * grid; }
+double quantise(double value, double grid) {
+    return std::round(value / grid) * grid;
+}
 
 }  // namespace
 
@@ -34,11 +36,14 @@ double ScoreModel::base(std::int64_t step) const noexcept {
     const auto index = static_cast<std::size_t>(step);
     switch (config_.kind) {
         case ScoreKind::scripted: {
-            const auto slot = static_cast<std::size_t>(mix64(static_cast<std::uint64_t>(step)) % config_.script.size());
+            const auto slot =
+                static_cast<std::size_t>(mix64(static_cast<std::uint64_t>(step)) % config_.script.size());
             return config_.script[slot];
         }
-        case ScoreKind::random_walk: return walk_[std::min(index, walk_.size() - 1)];
-        case ScoreKind::quantised: return quantise(walk_[std::min(index, walk_.size() - 1)], 0.02);
+        case ScoreKind::random_walk:
+            return walk_[std::min(index, walk_.size() - 1)];
+        case ScoreKind::quantised:
+            return quantise(walk_[std::min(index, walk_.size() - 1)], 0.02);
         case ScoreKind::improve_then_plateau: {
             const double rise = 1.0 - std::exp(-static_cast<double>(step) / 150.0);
             return quantise(0.8 * rise + 0.02 * hashed_unit(seed_, index, 1), 0.005);
@@ -54,7 +59,10 @@ double ScoreModel::score(std::int64_t step, int incarnation) const noexcept {
     }
     // A step trained again sees other batches and dropout masks: perturb, then snap to the
     // model's grid so ties stay possible.
-    const double noise = (hashed_unit(seed_, static_cast<std::uint64_t>(step), 2 + static_cast<std::uint64_t>(incarnation)) - 0.5) * 0.02;
+    const double noise =
+        (hashed_unit(seed_, static_cast<std::uint64_t>(step), 2 + static_cast<std::uint64_t>(incarnation)) -
+         0.5) *
+        0.02;
     return quantise(value + noise, 0.005);
 }
 

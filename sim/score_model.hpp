@@ -11,7 +11,7 @@ namespace ckpt::sim {
 // never of how far a random stream has been drawn, so the same step scores the same however
 // the ranks were scheduled, and a replay of a scenario scores identically.
 class ScoreModel {
-public:
+  public:
     ScoreModel(const ScoreModelConfig& config, std::uint64_t seed, std::int64_t max_steps);
 
     // The score of an evaluation at `step` in job incarnation `incarnation` (0 = first run).
@@ -19,7 +19,7 @@ public:
     // The step-zero reference score for the external baseline.
     double baseline() const noexcept { return base(0); }
 
-private:
+  private:
     double base(std::int64_t step) const noexcept;
 
     ScoreModelConfig config_;

@@ -39,6 +39,7 @@ struct World {
     Oracles oracles;
     FaultInjector faults;
     Rng power;
+    bool in_save_window = false;
 };
 
 int count_dead(const RunResult& result) {
@@ -57,7 +58,7 @@ std::string first_failure(const RunResult& result) {
 }
 
 class Simulation {
-public:
+  public:
     Simulation(const Scenario& scenario, const RunOptions& options) : world_(scenario, options) {}
 
     ScenarioResult run() {
@@ -68,7 +69,8 @@ public:
             ended = run_incarnation(incarnation);
         }
         if (!ended) {
-            end(Outcome::violated, "the job did not finish within " + std::to_string(limit) + " incarnations");
+            end(Outcome::violated,
+                "the job did not finish within " + std::to_string(limit) + " incarnations");
             world_.oracles.violate(Property::P12, outcome_detail_);
         }
         world_.trace.record(world_.stats.virtual_ms, last_incarnation_, -1, "end",
@@ -85,7 +87,7 @@ public:
         return result;
     }
 
-private:
+  private:
     void end(Outcome outcome, std::string detail) {
         outcome_ = outcome;
         outcome_detail_ = std::move(detail);
@@ -98,9 +100,12 @@ private:
         }
         const bool trusting = world_.scenario.resume_rule == ResumeRule::transformers ||
                               mutants::is_active(mutants::Mutant::resume_trusts_incomplete);
-        const auto source =
-            trusting ? last_checkpoint(world_.fs, kOutputDir) : last_complete_checkpoint(world_.fs, kOutputDir);
+        const auto source = trusting ? last_checkpoint(world_.fs, kOutputDir)
+                                     : last_complete_checkpoint(world_.fs, kOutputDir);
         if (!source) {
+            if (!trusting) {
+                clear_skipped_checkpoints(-1, incarnation);
+            }
             return true;  // nothing to resume from: train from scratch
         }
         const bool complete = world_.oracles.checkpoint_is_complete(source->step);
@@ -109,8 +114,9 @@ private:
         world_.oracles.on_resume_source(source->step, complete);
         if (!complete) {
             if (world_.scenario.resume_rule == ResumeRule::transformers) {
-                end(Outcome::resume_failed, "get_last_checkpoint picked incomplete " + source->name +
-                                                ": trainer_state.json is missing or torn (Transformers #35782)");
+                end(Outcome::resume_failed,
+                    "get_last_checkpoint picked incomplete " + source->name +
+                        ": trainer_state.json is missing or torn (Transformers #35782)");
             } else {
                 end(Outcome::violated, "resumed from incomplete " + source->name);
             }
@@ -165,18 +171,20 @@ private:
         }
         world_.stats.incarnations += 1;
         const auto& scenario = world_.scenario;
-        Rng chooser_rng = Rng(scenario.seed).derive("scheduler").derive(static_cast<std::uint64_t>(incarnation));
+        Rng chooser_rng =
+            Rng(scenario.seed).derive("scheduler").derive(static_cast<std::uint64_t>(incarnation));
         RankScheduler scheduler({scenario.ranks, scenario.watchdog},
                                 [&chooser_rng](std::span<const int> runnable) {
                                     return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
                                 });
-        JobContext job{scenario,          world_.fs,     world_.scores, world_.ledger, world_.trace,
-                       world_.stats,      world_.oracles, world_.faults, scheduler,     incarnation,
-                       resume_step,       false};
+        JobContext job{scenario,     world_.fs,    world_.scores,  world_.ledger,
+                       world_.trace, world_.stats, world_.oracles, world_.faults,
+                       scheduler,    incarnation,  resume_step,    world_.in_save_window};
         world_.faults.attach(&job);
         world_.oracles.attach(&job);
         world_.oracles.begin_incarnation(scenario.ranks);
-        job.record(-1, "start", {{"ranks", scenario.ranks}, {"resume_step", resume_step ? json(*resume_step) : json()}});
+        job.record(-1, "start",
+                   {{"ranks", scenario.ranks}, {"resume_step", resume_step ? json(*resume_step) : json()}});
 
         std::optional<CheckpointEvaluationState> final_state;
         bool ended = false;
@@ -215,9 +223,19 @@ private:
         world_.oracles.after_incarnation(result, dead);
         if (result.hung()) {
             world_.stats.hangs += 1;
-            world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "hang", {{"ranks", result.describe()}});
+            world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "hang",
+                                {{"ranks", result.describe()}});
             end(dead > 0 ? Outcome::hung : Outcome::violated, result.hang);
             return true;
+        }
+        const bool any_failed =
+            std::any_of(result.ranks.begin(), result.ranks.end(),
+                        [](const RankOutcome& r) { return r.kind == RankOutcome::Kind::failed; });
+        if (!any_failed) {
+            // Only deaths: the launcher sees the job die and restarts it.
+            world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "job_died", {{"dead_ranks", dead}});
+            world_.fs.process_kill();
+            return false;
         }
         const auto error = first_failure(result);
         world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "job_failed", {{"error", error}});
@@ -230,7 +248,8 @@ private:
             return true;
         }
         end(Outcome::violated, error);
-        world_.oracles.violate(Property::P12, "the job failed with no injected fault to explain it: " + error);
+        world_.oracles.violate(Property::P12,
+                               "the job failed with no injected fault to explain it: " + error);
         return true;
     }
 
@@ -244,11 +263,16 @@ private:
 
 std::string_view to_string(Outcome outcome) noexcept {
     switch (outcome) {
-        case Outcome::finished: return "finished";
-        case Outcome::failed_explained: return "failed_explained";
-        case Outcome::resume_failed: return "resume_failed";
-        case Outcome::hung: return "hung";
-        case Outcome::violated: return "violated";
+        case Outcome::finished:
+            return "finished";
+        case Outcome::failed_explained:
+            return "failed_explained";
+        case Outcome::resume_failed:
+            return "resume_failed";
+        case Outcome::hung:
+            return "hung";
+        case Outcome::violated:
+            return "violated";
     }
     return "?";
 }

@@ -16,11 +16,11 @@ struct RunOptions {
 
 // How a scenario ended, besides its verdicts.
 enum class Outcome : std::uint8_t {
-    finished,           // max_steps or a policy stop
-    failed_explained,   // ended by an error an injected fault explains (corrupt sidecar, ...)
-    resume_failed,      // Transformers' resume picked an incomplete checkpoint (#35782)
-    hung,               // a dead rank hangs the job and no watchdog is armed
-    violated,           // stopped by a failure nothing explains (reported as P12)
+    finished,          // max_steps or a policy stop
+    failed_explained,  // ended by an error an injected fault explains (corrupt sidecar, ...)
+    resume_failed,     // Transformers' resume picked an incomplete checkpoint (#35782)
+    hung,              // a dead rank hangs the job and no watchdog is armed
+    violated,          // stopped by a failure nothing explains (reported as P12)
 };
 std::string_view to_string(Outcome outcome) noexcept;
 

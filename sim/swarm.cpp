@@ -74,7 +74,8 @@ std::vector<PlannedFault> draw_faults(Rng& rng, const Scenario& s) {
     };
     repeat(crashes, [&] { return draw_crash(rng, s.ranks); });
     repeat(io_errors, [&] { return draw_io_error(rng); });
-    repeat(corrupt_sidecar, [&] { return draw_at_step(rng, FaultAction::corrupt_sidecar, s.max_steps, s.ranks); });
+    repeat(corrupt_sidecar,
+           [&] { return draw_at_step(rng, FaultAction::corrupt_sidecar, s.max_steps, s.ranks); });
     repeat(corrupt_checkpoint,
            [&] { return draw_at_step(rng, FaultAction::corrupt_checkpoint, s.max_steps, s.ranks); });
     repeat(rank_death, [&] { return draw_at_step(rng, FaultAction::rank_death, s.max_steps, s.ranks); });

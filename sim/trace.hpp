@@ -18,7 +18,7 @@ namespace ckpt::sim {
 //
 // Lines are kept only when asked for (replay --trace); exploring hashes them and drops them.
 class Trace {
-public:
+  public:
     explicit Trace(bool keep_lines = false) : keep_lines_(keep_lines) {}
 
     // `time_ms` is virtual time; `rank` is -1 for job-level events.
@@ -30,7 +30,7 @@ public:
     std::uint64_t events() const noexcept { return events_; }
     const std::vector<std::string>& lines() const noexcept { return lines_; }
 
-private:
+  private:
     bool keep_lines_;
     TraceHash hash_;
     std::uint64_t events_ = 0;

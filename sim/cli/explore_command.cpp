@@ -1,6 +1,4 @@
 // `ckptsim explore`: the swarm over many seeds, with a summary table.
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -8,6 +6,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/explore_report.hpp"
@@ -55,7 +54,8 @@ int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
     if (isatty(STDERR_FILENO) != 0 && !o.json) {
         const auto total = options.seeds;
         options.progress = [total, time_given](std::uint64_t done, std::uint64_t violations) {
-            std::fprintf(stderr, "\r  explored %llu%s scenarios, %llu violating", static_cast<unsigned long long>(done),
+            std::fprintf(stderr, "\r  explored %llu%s scenarios, %llu violating",
+                         static_cast<unsigned long long>(done),
                          time_given ? "" : (" / " + std::to_string(total)).c_str(),
                          static_cast<unsigned long long>(violations));
             std::fflush(stderr);
@@ -97,7 +97,8 @@ Command add_explore_command(CLI::App& parent) {
                       ->capture_default_str();
     auto* time = command->add_option("--time", o->time, "Explore for this many seconds instead")
                      ->check(CLI::PositiveNumber);
-    command->add_option("--jobs", o->jobs, "Worker threads (default: one per core); results do not depend on it");
+    command->add_option("--jobs", o->jobs,
+                        "Worker threads (default: one per core); results do not depend on it");
     command->add_option("--shard", o->shard, "Take only shard K of N (K/N), for a CI matrix");
     command->add_option("--first-seed", o->first_seed, "The first seed")->capture_default_str();
     command->add_option("--out", o->out_dir, "Where violating scenarios are written")->capture_default_str();

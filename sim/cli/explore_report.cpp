@@ -37,15 +37,17 @@ json coverage_json(const sim::ExploreSummary& summary) {
     return coverage;
 }
 
-void print_explore_summary(std::ostream& out, const sim::ExploreSummary& s, const std::vector<std::string>& replays) {
+void print_explore_summary(std::ostream& out, const sim::ExploreSummary& s,
+                           const std::vector<std::string>& replays) {
     const auto& t = s.totals;
     out << "explored seeds " << s.first_seed << ".." << s.last_seed << ": " << s.scenarios << " scenarios in "
-        << fixed(s.wall_seconds, 1) << " s (" << fixed(per(s.scenarios, 1) / std::max(s.wall_seconds, 1e-9), 0)
-        << " scenarios/s)\n";
+        << fixed(s.wall_seconds, 1) << " s ("
+        << fixed(per(s.scenarios, 1) / std::max(s.wall_seconds, 1e-9), 0) << " scenarios/s)\n";
     out << "  per scenario: " << fixed(per(t.steps, s.scenarios), 0) << " steps, "
-        << fixed(per(t.evaluations, s.scenarios), 1) << " evaluations, " << fixed(per(s.ranks, s.scenarios), 2)
-        << " ranks, " << fixed(per(t.faults_fired(), s.scenarios), 2) << " faults fired ("
-        << fixed(100.0 * per(s.scenarios_with_fault, s.scenarios), 1) << "% with at least one)\n";
+        << fixed(per(t.evaluations, s.scenarios), 1) << " evaluations, "
+        << fixed(per(s.ranks, s.scenarios), 2) << " ranks, " << fixed(per(t.faults_fired(), s.scenarios), 2)
+        << " faults fired (" << fixed(100.0 * per(s.scenarios_with_fault, s.scenarios), 1)
+        << "% with at least one)\n";
     out << "  simulated: " << t.steps << " steps, " << t.evaluations << " evaluations, " << t.checkpoints
         << " checkpoints, " << fixed(static_cast<double>(t.virtual_ms) / 3.6e6, 1) << " training hours\n";
     out << "  resumes " << t.resumes << ", hangs " << t.hangs << "\n";
@@ -63,11 +65,12 @@ void print_explore_summary(std::ostream& out, const sim::ExploreSummary& s, cons
     }
     out << "coverage (crash point: rank-0 passes / crashes injected):\n";
     for (std::size_t i = 0; i < sim::kCrashPointCount; ++i) {
-        out << "  " << padded(std::string(sim::kCrashPointNames[i]), 28) << padded(std::to_string(t.crash_point_passes[i]), 12)
-            << t.crash_point_hits[i] << "\n";
+        out << "  " << padded(std::string(sim::kCrashPointNames[i]), 28)
+            << padded(std::to_string(t.crash_point_passes[i]), 12) << t.crash_point_hits[i] << "\n";
     }
     out << "save window: " << t.save_window_dangling
-        << " crash points passed while final_checkpoint dangled between rotation and on_save (not a violation;"
+        << " crash points passed while final_checkpoint dangled between rotation and on_save (not a "
+           "violation;"
            " protect_best_in_rotation closes it)\n";
     out << "violations: " << s.violations.size() << " scenarios";
     for (std::size_t i = 0; i < sim::kPropertyCount; ++i) {

@@ -37,7 +37,8 @@ void apply_mutant(sim::ScenarioFile& file, const std::string& name) {
     }
     const auto mutant = mutants::find(name);
     if (!mutant) {
-        throw sim::ScenarioError("--mutant: '" + name + "' is not in the catalogue (see ckptsim mutants --list)");
+        throw sim::ScenarioError("--mutant: '" + name +
+                                 "' is not in the catalogue (see ckptsim mutants --list)");
     }
     file.mutant = mutant;
 }
@@ -45,7 +46,8 @@ void apply_mutant(sim::ScenarioFile& file, const std::string& name) {
 void add_common(CLI::App* command, RunOptions& options) {
     command->add_flag("--json", options.json, "Print one JSON object");
     command->add_option("--trace", options.trace_path, "Write the trace as JSON Lines to this file");
-    command->add_option("--out", options.out_dir, "Where a violating scenario is saved")->capture_default_str();
+    command->add_option("--out", options.out_dir, "Where a violating scenario is saved")
+        ->capture_default_str();
     command->add_option("--mutant", options.mutant, "Run with a catalogue mutant armed (mutation testing)");
 }
 
@@ -53,7 +55,8 @@ void add_common(CLI::App* command, RunOptions& options) {
 
 Command add_run_command(CLI::App& parent) {
     auto options = std::make_shared<RunOptions>();
-    auto* command = parent.add_subcommand("run", "Run one swarm scenario drawn from a seed; check every property");
+    auto* command =
+        parent.add_subcommand("run", "Run one swarm scenario drawn from a seed; check every property");
     command->add_option("--seed", options->seed, "The scenario seed")->required();
     command->add_option("--ranks", options->ranks, "Override the drawn number of ranks (1-8)")
         ->check(CLI::Range(1, 8));
@@ -66,7 +69,8 @@ Command add_run_command(CLI::App& parent) {
                 file.scenario = sim::draw_scenario(options->seed);
                 if (options->ranks > 0) {
                     file.scenario.ranks = options->ranks;
-                    std::erase_if(file.scenario.faults, [&](const auto& f) { return f.rank >= options->ranks; });
+                    std::erase_if(file.scenario.faults,
+                                  [&](const auto& f) { return f.rank >= options->ranks; });
                 }
                 if (options->max_steps > 0) {
                     file.scenario.max_steps = options->max_steps;

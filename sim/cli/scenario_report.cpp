@@ -14,20 +14,25 @@ std::string describe_faults(const sim::Scenario& scenario) {
         std::string item(sim::to_string(fault.action));
         switch (fault.action) {
             case sim::FaultAction::crash:
-                item += "@" + std::string(sim::to_string(fault.point)) + "#" + std::to_string(fault.occurrence) + "(" +
-                        (fault.scope == sim::CrashScope::job ? "job" : "rank " + std::to_string(fault.rank)) + ", " +
+                item += "@" + std::string(sim::to_string(fault.point)) + "#" +
+                        std::to_string(fault.occurrence) + "(" +
+                        (fault.scope == sim::CrashScope::job ? "job" : "rank " + std::to_string(fault.rank)) +
+                        ", " +
                         (fault.kind == sim::CrashKind::process_kill
                              ? std::string("process_kill")
                              : "power_loss:" + std::string(sim::to_string(fault.power_loss))) +
                         ")";
                 break;
             case sim::FaultAction::io_error:
-                item += "(" + std::string(sim::to_string(fault.target)) + ")#" + std::to_string(fault.occurrence);
+                item +=
+                    "(" + std::string(sim::to_string(fault.target)) + ")#" + std::to_string(fault.occurrence);
                 break;
             case sim::FaultAction::rank_death:
                 item += "(rank " + std::to_string(fault.rank) + ")@step" + std::to_string(fault.at_step);
                 break;
-            default: item += "@step" + std::to_string(fault.at_step); break;
+            default:
+                item += "@step" + std::to_string(fault.at_step);
+                break;
         }
         out += (out.empty() ? "" : ", ") + item;
     }
@@ -40,7 +45,8 @@ ScenarioReport run_and_report(const sim::ScenarioFile& file, bool keep_trace, co
     report.deterministic = again.trace_hash == report.result.trace_hash;
     if (!report.deterministic) {
         report.result.violations.push_back(
-            {Property::P8, "the same scenario gave trace hashes " + report.result.trace_hash + " and " + again.trace_hash});
+            {Property::P8,
+             "the same scenario gave trace hashes " + report.result.trace_hash + " and " + again.trace_hash});
     }
     if (!report.result.ok()) {
         std::filesystem::create_directories(out_dir);
@@ -57,30 +63,32 @@ ScenarioReport run_and_report(const sim::ScenarioFile& file, bool keep_trace, co
 void print_report(std::ostream& out, const ScenarioReport& report) {
     const auto& s = report.file.scenario;
     const auto& r = report.result;
-    out << "seed " << s.seed << (report.file.mutant ? " (mutant " + std::string(mutants::name_of(*report.file.mutant)) + ")" : "")
+    out << "seed " << s.seed
+        << (report.file.mutant ? " (mutant " + std::string(mutants::name_of(*report.file.mutant)) + ")" : "")
         << "\n";
     out << "  ranks " << s.ranks << ", max_steps " << s.max_steps << ", save every "
-        << (s.save_strategy == sim::SaveStrategy::steps ? std::to_string(s.save_steps) + " steps" : std::string("epoch"))
-        << ", patience " << s.policy.patience << ", tie " << to_string(s.policy.tie_policy) << ", save_total_limit "
-        << s.save_total_limit << ", resume rule "
+        << (s.save_strategy == sim::SaveStrategy::steps ? std::to_string(s.save_steps) + " steps"
+                                                        : std::string("epoch"))
+        << ", patience " << s.policy.patience << ", tie " << to_string(s.policy.tie_policy)
+        << ", save_total_limit " << s.save_total_limit << ", resume rule "
         << (s.resume_rule == sim::ResumeRule::fixed ? "fixed" : "transformers") << "\n";
     out << "  faults: " << describe_faults(s) << "\n";
     out << "outcome: " << sim::to_string(r.outcome) << " (" << r.outcome_detail << ")\n";
-    out << "  " << r.stats.steps << " steps, " << r.stats.evaluations << " evaluations, " << r.stats.checkpoints
-        << " checkpoints, " << r.stats.incarnations << " incarnations, " << r.stats.resumes << " resumes, "
-        << r.stats.hangs << " hangs\n";
+    out << "  " << r.stats.steps << " steps, " << r.stats.evaluations << " evaluations, "
+        << r.stats.checkpoints << " checkpoints, " << r.stats.incarnations << " incarnations, "
+        << r.stats.resumes << " resumes, " << r.stats.hangs << " hangs\n";
     out << "trace hash: " << r.trace_hash << "\n";
     for (std::size_t i = 0; i < sim::kPropertyCount; ++i) {
         const auto property = static_cast<Property>(i);
         const bool held = property == Property::P8 ? report.deterministic : r.held(property);
         const auto& info = sim::info_of(property);
         out << "  " << info.id << (info.id.size() == 2 ? "  " : " ") << info.name
-            << std::string(12 - std::min<std::size_t>(info.name.size(), 11), ' ') << (held ? "held" : "VIOLATED")
-            << "\n";
+            << std::string(12 - std::min<std::size_t>(info.name.size(), 11), ' ')
+            << (held ? "held" : "VIOLATED") << "\n";
     }
     for (const auto& violation : r.violations) {
-        out << "violation " << sim::id_of(violation.property) << " (" << sim::info_of(violation.property).statement
-            << "): " << violation.message << "\n";
+        out << "violation " << sim::id_of(violation.property) << " ("
+            << sim::info_of(violation.property).statement << "): " << violation.message << "\n";
     }
     if (!report.replay_command.empty()) {
         out << "replay: " << report.replay_command << "\n";

@@ -15,8 +15,8 @@ namespace ckpt::cli {
 struct ScenarioReport {
     sim::ScenarioFile file;
     sim::ScenarioResult result;
-    bool deterministic = true;      // P8: a second run gave the same trace hash
-    std::string replay_command;     // set when a property was violated and the file was saved
+    bool deterministic = true;   // P8: a second run gave the same trace hash
+    std::string replay_command;  // set when a property was violated and the file was saved
 };
 
 // Runs a scenario file twice (P8), and saves it under `out_dir` when a property fails.
