@@ -21,5 +21,6 @@ Command add_policy_command(CLI::App& parent);
 Command add_run_command(CLI::App& parent);
 Command add_replay_command(CLI::App& parent);
 Command add_explore_command(CLI::App& parent);
+Command add_mutants_command(CLI::App& parent);
 
 }  // namespace ckpt::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
         ckpt::cli::add_run_command(app),
         ckpt::cli::add_replay_command(app),
         ckpt::cli::add_explore_command(app),
+        ckpt::cli::add_mutants_command(app),
     };
 
     try {

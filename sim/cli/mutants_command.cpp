@@ -1,0 +1,114 @@
+// `ckptsim mutants`: the kill table of the mutation catalogue.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "sim/cli/command.hpp"
+#include "sim/mutation_runner.hpp"
+#include "sim/scenario_file.hpp"
+#include "sim/simulation.hpp"
+
+namespace ckpt::cli {
+namespace {
+
+using nlohmann::json;
+
+struct MutantsOptions {
+    std::uint64_t budget = 4000;
+    unsigned jobs = 0;
+    std::vector<std::string> only;
+    std::string out_dir = "ckptsim-mutants";
+    bool json = false;
+    bool list = false;
+};
+
+std::string save_counterexample(const sim::MutantVerdict& verdict, const std::string& out_dir) {
+    std::filesystem::create_directories(out_dir);
+    sim::ScenarioFile file;
+    file.scenario = *verdict.scenario;
+    file.mutant = verdict.mutant;
+    file.expected = sim::verdicts(sim::run_scenario_file(file));
+    const auto path = out_dir + "/" + std::string(mutants::name_of(verdict.mutant)) + ".json";
+    file.save(path);
+    return "ckptsim replay " + path;
+}
+
+int run_mutants(const MutantsOptions& o) {
+    if (o.list) {
+        for (const auto& info : mutants::catalogue()) {
+            std::cout << info.name << ": " << info.breaks << "\n";
+        }
+        return kExitOk;
+    }
+    std::vector<mutants::Mutant> selection;
+    for (const auto& name : o.only) {
+        const auto found = mutants::find(name);
+        if (!found) {
+            std::cerr << "ckptsim mutants: --only: '" << name << "' is not in the catalogue (see --list)\n";
+            return kExitBadInput;
+        }
+        selection.push_back(*found);
+    }
+    if (selection.empty()) {
+        for (const auto& info : mutants::catalogue()) {
+            selection.push_back(info.mutant);
+        }
+    }
+    sim::MutationOptions options;
+    options.budget = o.budget;
+    options.jobs = o.jobs > 0 ? o.jobs : std::max(1U, std::thread::hardware_concurrency());
+    const auto verdicts = sim::run_mutation_catalogue(options, selection);
+
+    json rows = json::array();
+    std::size_t killed = 0;
+    if (!o.json) {
+        std::cout << "mutant                        killed  property  seed      scenarios  replay\n";
+    }
+    for (const auto& verdict : verdicts) {
+        const auto replay = verdict.killed ? save_counterexample(verdict, o.out_dir) : std::string();
+        killed += verdict.killed ? 1 : 0;
+        const std::string name(mutants::name_of(verdict.mutant));
+        const std::string property = verdict.property ? std::string(sim::id_of(*verdict.property)) : "-";
+        rows.push_back({{"mutant", name},
+                        {"killed", verdict.killed},
+                        {"property", verdict.property ? json(property) : json(nullptr)},
+                        {"seed", verdict.killed ? json(verdict.seed) : json(nullptr)},
+                        {"scenarios", verdict.scenarios},
+                        {"replay", verdict.killed ? json(replay) : json(nullptr)}});
+        if (!o.json) {
+            const auto pad = [](std::string text, std::size_t width) {
+                text.resize(std::max(width, text.size() + 1), ' ');
+                return text;
+            };
+            std::cout << pad(name, 30) << pad(verdict.killed ? "yes" : "NO", 8) << pad(property, 10)
+                      << pad(verdict.killed ? std::to_string(verdict.seed) : "-", 10)
+                      << pad(std::to_string(verdict.scenarios), 11) << replay << "\n";
+        }
+    }
+    if (o.json) {
+        std::cout << json{{"mutants", rows}}.dump() << "\n";
+    } else {
+        std::cout << "mutation score: " << killed << "/" << verdicts.size() << " killed within " << o.budget
+                  << " scenarios each\n";
+    }
+    return killed == verdicts.size() ? kExitOk : kExitViolation;
+}
+
+}  // namespace
+
+Command add_mutants_command(CLI::App& parent) {
+    auto o = std::make_shared<MutantsOptions>();
+    auto* command = parent.add_subcommand("mutants", "Run the swarm against each catalogue mutant: the kill table");
+    command->add_option("--budget", o->budget, "Scenarios per mutant before it counts as surviving")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    command->add_option("--jobs", o->jobs, "Worker threads (default: one per core)");
+    command->add_option("--only", o->only, "Only these mutants (repeatable)");
+    command->add_option("--out", o->out_dir, "Where each mutant's counterexample is saved")->capture_default_str();
+    command->add_flag("--json", o->json, "Print {\"mutants\": [...]} as JSON");
+    command->add_flag("--list", o->list, "List the catalogue and what each mutant breaks");
+    return {command, [o]() { return run_mutants(*o); }};
+}
+
+}  // namespace ckpt::cli
