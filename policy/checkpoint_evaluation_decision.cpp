@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "policy/errors.hpp"
+#include "policy/json_object.hpp"
 #include "policy/python_values.hpp"
 
 namespace ckpt {
@@ -46,18 +47,18 @@ DecisionReason parse_decision_reason(std::string_view name) {
 }
 
 nlohmann::json CheckpointEvaluationDecision::to_dict() const {
-    return {
-        {"score", score},
-        {"step", step},
-        {"should_save", should_save},
-        {"should_stop", should_stop},
-        {"reason", std::string(to_string(reason))},
-        {"best_score", best_score},
-        {"best_step", best_step},
-        {"lower_score_streak", lower_score_streak},
-        {"evaluation_count", evaluation_count},
-        {"best_is_external", best_is_external},
-    };
+    return JsonObject()
+        .add("score", score)
+        .add("step", step)
+        .add("should_save", should_save)
+        .add("should_stop", should_stop)
+        .add("reason", to_string(reason))
+        .add("best_score", best_score)
+        .add("best_step", best_step)
+        .add("lower_score_streak", lower_score_streak)
+        .add("evaluation_count", evaluation_count)
+        .add("best_is_external", best_is_external)
+        .build();
 }
 
 CheckpointEvaluationDecision CheckpointEvaluationDecision::from_dict(const nlohmann::json& payload) {

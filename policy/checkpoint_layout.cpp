@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/mutants.hpp"
+#include "policy/trainer_state_probe.hpp"
 
 namespace ckpt {
 
@@ -53,13 +54,7 @@ bool is_complete_checkpoint(FileSystem& fs, const std::string& output_dir, std::
     if (!fs.exists(state_path)) {
         return false;
     }
-    const auto state = nlohmann::json::parse(fs.read_file(state_path), nullptr, /*allow_exceptions=*/false);
-    if (!state.is_object()) {
-        return false;
-    }
-    const auto global_step = state.find("global_step");
-    return global_step != state.end() && global_step->is_number_integer() &&
-           global_step->get<std::int64_t>() == step;
+    return probe_global_step(fs.read_file(state_path)) == step;
 }
 
 bool checkpoint_records_best(FileSystem& fs, const std::string& output_dir, std::int64_t step,

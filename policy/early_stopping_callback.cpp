@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "policy/errors.hpp"
+#include "policy/json_object.hpp"
 #include "policy/python_values.hpp"
 
 namespace ckpt {
@@ -131,12 +132,12 @@ void EarlyStoppingCallback::restore_attributes(const nlohmann::json& attributes)
 }
 
 nlohmann::json EarlyStoppingCallback::state() const {
-    return {
-        {"args", {{kPatienceArg, patience_}, {kThresholdArg, threshold_}}},
-        {"attributes",
-         {{kCounterAttribute, patience_counter_},
-          {kBestMetricAttribute, best_metric_ ? nlohmann::json(*best_metric_) : nlohmann::json(nullptr)}}},
-    };
+    auto args = JsonObject().add(kPatienceArg, patience_).add(kThresholdArg, threshold_).build();
+    auto attributes = JsonObject()
+                          .add(kCounterAttribute, patience_counter_)
+                          .add(kBestMetricAttribute, best_metric_ ? nlohmann::json(*best_metric_) : nlohmann::json())
+                          .build();
+    return JsonObject().add("args", std::move(args)).add("attributes", std::move(attributes)).build();
 }
 
 void EarlyStoppingCallback::count_against_patience() noexcept {

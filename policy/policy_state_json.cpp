@@ -5,6 +5,7 @@
 #include "policy/checkpoint_evaluation_policy.hpp"
 #include "policy/errors.hpp"
 #include "policy/evaluation_inputs.hpp"
+#include "policy/json_object.hpp"
 #include "policy/python_values.hpp"
 
 namespace ckpt {
@@ -20,14 +21,14 @@ json get_or(const json& payload, const char* key, Fallback&& fallback) {
 }
 
 json state_to_json(const CheckpointEvaluationState& state) {
-    return {
-        {"best_score", state.best_score ? json(*state.best_score) : json(nullptr)},
-        {"best_step", state.best_step ? json(*state.best_step) : json(nullptr)},
-        {"lower_score_streak", state.lower_score_streak},
-        {"evaluation_count", state.evaluation_count},
-        {"stop_requested", state.stop_requested},
-        {"best_is_external", state.best_is_external},
-    };
+    return JsonObject()
+        .add("best_score", state.best_score ? json(*state.best_score) : json(nullptr))
+        .add("best_step", state.best_step ? json(*state.best_step) : json(nullptr))
+        .add("lower_score_streak", state.lower_score_streak)
+        .add("evaluation_count", state.evaluation_count)
+        .add("stop_requested", state.stop_requested)
+        .add("best_is_external", state.best_is_external)
+        .build();
 }
 
 // Builds the state the way the seed's dataclass constructor does: best_score and best_step are
@@ -52,13 +53,13 @@ CheckpointEvaluationState state_from_json(const json& raw) {
 }  // namespace
 
 json CheckpointEvaluationPolicy::state_dict() const {
-    return {
-        {"version", kStateVersion},
-        {"patience", settings_.patience},
-        {"tie_policy", std::string(to_string(settings_.tie_policy))},
-        {"patience_start_step", settings_.patience_start_step},
-        {"state", state_to_json(state_)},
-    };
+    return JsonObject()
+        .add("version", kStateVersion)
+        .add("patience", settings_.patience)
+        .add("tie_policy", to_string(settings_.tie_policy))
+        .add("patience_start_step", settings_.patience_start_step)
+        .add("state", state_to_json(state_))
+        .build();
 }
 
 void CheckpointEvaluationPolicy::load_state_dict(const json& payload) {

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "policy/json_object.hpp"
+
 #include "policy/errors.hpp"
 
 namespace ckpt {
@@ -25,17 +27,14 @@ bool flag_from(const nlohmann::json& args, const char* name) {
 }  // namespace
 
 nlohmann::json TrainerControl::state() const {
-    return {
-        {"args",
-         {
-             {"should_training_stop", should_training_stop},
-             {"should_epoch_stop", should_epoch_stop},
-             {"should_save", should_save},
-             {"should_evaluate", should_evaluate},
-             {"should_log", should_log},
-         }},
-        {"attributes", nlohmann::json::object()},
-    };
+    auto args = JsonObject()
+                    .add("should_training_stop", should_training_stop)
+                    .add("should_epoch_stop", should_epoch_stop)
+                    .add("should_save", should_save)
+                    .add("should_evaluate", should_evaluate)
+                    .add("should_log", should_log)
+                    .build();
+    return JsonObject().add("args", std::move(args)).add("attributes", nlohmann::json::object()).build();
 }
 
 TrainerControl TrainerControl::from_state(const nlohmann::json& state) {

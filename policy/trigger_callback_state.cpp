@@ -1,6 +1,7 @@
 // TriggerCallback as an ExportableState: exactly the seed's "args" and "attributes" keys, and
 // the seed's reconstruction from them.
 #include "policy/errors.hpp"
+#include "policy/json_object.hpp"
 #include "policy/mutants.hpp"
 #include "policy/python_values.hpp"
 #include "policy/trigger_callback.hpp"
@@ -37,28 +38,24 @@ std::int64_t positive_save_total_limit(const json& value) {
 
 json TriggerCallback::state() const {
     const auto& settings = policy_.settings();
-    json attributes = {
-        {"pending_checkpoint_evaluation", pending_checkpoint_evaluation_},
-        {"trigger_count", trigger_count_},
-        {"checkpoint_eval_state", policy_.state_dict()},
-    };
+    JsonObject attributes;
+    attributes.add("pending_checkpoint_evaluation", pending_checkpoint_evaluation_)
+        .add("trigger_count", trigger_count_)
+        .add("checkpoint_eval_state", policy_.state_dict());
     if (mutants::is_active(mutants::Mutant::pending_save_persisted) && pending_save_step_) {
-        attributes["pending_checkpoint_save_step"] = *pending_save_step_;
+        attributes.add("pending_checkpoint_save_step", *pending_save_step_);
     }
-    return {
-        {"args",
-         {
-             {"enabled", config_.enabled},
-             {"patience", settings.patience},
-             {"tie_policy", std::string(to_string(settings.tie_policy))},
-             {"patience_start_step", settings.patience_start_step},
-             {"gate_steps", config_.gate_steps},
-             {"regular_steps", config_.regular_steps ? json(*config_.regular_steps) : json(nullptr)},
-             {"save_total_limit", config_.save_total_limit},
-             {"output_dir", config_.output_dir ? json(*config_.output_dir) : json(nullptr)},
-         }},
-        {"attributes", std::move(attributes)},
-    };
+    auto args = JsonObject()
+                    .add("enabled", config_.enabled)
+                    .add("patience", settings.patience)
+                    .add("tie_policy", to_string(settings.tie_policy))
+                    .add("patience_start_step", settings.patience_start_step)
+                    .add("gate_steps", config_.gate_steps)
+                    .add("regular_steps", config_.regular_steps ? json(*config_.regular_steps) : json(nullptr))
+                    .add("save_total_limit", config_.save_total_limit)
+                    .add("output_dir", config_.output_dir ? json(*config_.output_dir) : json(nullptr))
+                    .build();
+    return JsonObject().add("args", std::move(args)).add("attributes", attributes.build()).build();
 }
 
 TriggerCallback TriggerCallback::from_state(const json& state, FileSystem& fs, Collective& collective) {

@@ -153,7 +153,7 @@ void FaultInjector::fire_step_fault(std::size_t index, int rank) {
             for (const auto& [step, record] : job_->ledger.checkpoints) {
                 const auto path =
                     join_path(join_path(output_dir_, checkpoint_dir_name(step)), kTrainerStateName);
-                if (job_->fs.content_in(FsView::visible, path) == record.trainer_state_bytes) {
+                if (job_->fs.content_equals(FsView::visible, path, record.trainer_state_bytes)) {
                     newest = step;
                 }
             }

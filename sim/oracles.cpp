@@ -93,7 +93,14 @@ void Oracles::begin_incarnation(int world_size) {
 // ---- completeness, as the oracle sees it ---------------------------------------------------
 
 bool Oracles::checkpoint_is_complete(std::int64_t step) const {
-    const auto bytes = fs_.content_in(FsView::visible, join_path(checkpoint_path(step), kTrainerStateName));
+    const auto path = join_path(checkpoint_path(step), kTrainerStateName);
+    // Most checks see exactly the bytes the trainer wrote (a ledger record names global_step N);
+    // comparing them is far cheaper than parsing, and this runs at every crash point passed.
+    const auto record = ledger_.checkpoints.find(step);
+    if (record != ledger_.checkpoints.end() && fs_.content_equals(FsView::visible, path, record->second.trainer_state_bytes)) {
+        return true;
+    }
+    const auto bytes = fs_.content_in(FsView::visible, path);
     if (!bytes) {
         return false;
     }
@@ -128,9 +135,8 @@ bool Oracles::record_intact(const CheckpointRecord& record) const {
     if (damaged != ledger_.checkpoint_damaged.end() && damaged->second) {
         return false;
     }
-    const auto bytes =
-        fs_.content_in(FsView::visible, join_path(checkpoint_path(record.step), kTrainerStateName));
-    return bytes && *bytes == record.trainer_state_bytes;
+    return fs_.content_equals(FsView::visible, join_path(checkpoint_path(record.step), kTrainerStateName),
+                              record.trainer_state_bytes);
 }
 
 // The newest durably recorded decision that is still usable: the sidecar when its best is
@@ -198,7 +204,7 @@ void Oracles::on_stop_in_force(int rank) noexcept {
     stop_in_force_[static_cast<std::size_t>(rank)] = true;
 }
 
-void Oracles::on_rank_state(int rank, std::uint64_t sequence, const json& policy_state) {
+void Oracles::on_rank_state(int rank, std::uint64_t sequence, const CheckpointEvaluationState& policy_state) {
     const auto found = std::find_if(agreement_.begin(), agreement_.end(),
                                     [&](const auto& entry) { return entry.first == sequence; });
     if (found == agreement_.end()) {
@@ -207,8 +213,8 @@ void Oracles::on_rank_state(int rank, std::uint64_t sequence, const json& policy
     }
     if (found->second != policy_state) {
         violate(Property::P7, "after collective #" + std::to_string(sequence) + " rank " +
-                                  std::to_string(rank) + " holds " + policy_state.dump() +
-                                  " but another rank holds " + found->second.dump());
+                                  std::to_string(rank) + " holds " + describe(policy_state) +
+                                  " but another rank holds " + describe(found->second));
     }
 }
 
@@ -259,7 +265,7 @@ void Oracles::after_recovery() {
 
 void Oracles::after_checkpoint_write(CheckpointRecord record) {
     const auto path = join_path(checkpoint_path(record.step), kTrainerStateName);
-    record.durable = fs_.durable_content(path) == record.trainer_state_bytes;
+    record.durable = fs_.content_equals(FsView::durable, path, record.trainer_state_bytes);
     ledger_.checkpoint_damaged.erase(record.step);
     ledger_.checkpoints[record.step] = std::move(record);
 }

@@ -38,7 +38,7 @@ class Oracles {
     // P3: the rank applied a decision that stops, or restored a durable stop.
     void on_stop_in_force(int rank) noexcept;
     // P7: a rank's policy state after collective number `sequence` of this incarnation.
-    void on_rank_state(int rank, std::uint64_t sequence, const nlohmann::json& policy_state);
+    void on_rank_state(int rank, std::uint64_t sequence, const CheckpointEvaluationState& policy_state);
 
     // P2 + P9: rank 0's persist() or on_save() returned with the policy in `state`.
     void after_sidecar_write(const CheckpointEvaluationState& state);
@@ -86,7 +86,7 @@ class Oracles {
     JobContext* job_ = nullptr;
     std::vector<Violation> violations_;
     std::vector<bool> stop_in_force_;
-    std::vector<std::pair<std::uint64_t, nlohmann::json>> agreement_;  // by sequence: first rank's state
+    std::vector<std::pair<std::uint64_t, CheckpointEvaluationState>> agreement_;  // by sequence: first rank's
     std::uint64_t link_checked_at_ops_ = UINT64_MAX;  // file-system operation count of the last P4 check
     bool link_check_was_ok_ = true;
 };

@@ -5,7 +5,9 @@
 #include <cxxabi.h>
 #include <memory>
 #include <stdexcept>
+#include <map>
 #include <utility>
+#include <vector>
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
@@ -106,20 +108,61 @@ CKPT_SIM_NO_ASAN void asan_release_fake_stack([[maybe_unused]] void*& fake_stack
 #endif
 }
 
-// A guarded stack that also tells us where it is, which the AddressSanitizer annotations need.
+// Guarded stacks are mmap'd with a guard page, which costs system calls and fresh page faults.
+// An exploration starts thousands of incarnations of up to eight ranks each, so each thread
+// keeps the stacks it has used and hands them out again: a reused stack's pages are already
+// mapped and touched.
+class StackPool {
+  public:
+    ~StackPool() {
+        for (auto& [size, stacks] : free_) {
+            ctx::protected_fixedsize_stack allocator(size);
+            for (auto& stack : stacks) {
+                allocator.deallocate(stack);
+            }
+        }
+    }
+    ctx::stack_context take(std::size_t size) {
+        auto& stacks = free_[size];
+        if (stacks.empty()) {
+            return ctx::protected_fixedsize_stack(size).allocate();
+        }
+        const auto stack = stacks.back();
+        stacks.pop_back();
+        return stack;
+    }
+    void give_back(std::size_t size, const ctx::stack_context& stack) { free_[size].push_back(stack); }
+
+  private:
+    std::map<std::size_t, std::vector<ctx::stack_context>> free_;
+};
+
+StackPool& stack_pool() {
+    thread_local StackPool pool;
+    return pool;
+}
+
+// A pooled guarded stack that also tells us where it is, which the AddressSanitizer
+// annotations need.
 class RecordingStack {
   public:
-    RecordingStack(std::size_t size, StackBounds* where) : inner_(size), where_(where) {}
+    RecordingStack(std::size_t size, StackBounds* where) : size_(size), where_(where) {}
 
     ctx::stack_context allocate() {
-        ctx::stack_context stack = inner_.allocate();
+        ctx::stack_context stack = stack_pool().take(size_);
         *where_ = {static_cast<char*>(stack.sp) - stack.size, stack.size};
         return stack;
     }
-    void deallocate(ctx::stack_context& stack) noexcept { inner_.deallocate(stack); }
+    void deallocate(ctx::stack_context& stack) noexcept {
+        try {
+            stack_pool().give_back(size_, stack);
+        } catch (...) {
+            ctx::protected_fixedsize_stack(size_).deallocate(stack);
+        }
+    }
 
   private:
-    ctx::protected_fixedsize_stack inner_;
+    std::size_t size_;
     StackBounds* where_;
 };
 

@@ -115,7 +115,7 @@ void RankTrainer::train_begin() {
     if (job_.scenario.score.external_baseline) {
         trigger_->policy().establish_external_baseline(job_.scores.baseline(), 0);
     }
-    job_.oracles.on_rank_state(rank_, agreement_sequence_++, trigger_->policy().state_dict());
+    job_.oracles.on_rank_state(rank_, agreement_sequence_++, trigger_->policy().state());
 }
 
 // ---- the loop ----------------------------------------------------------------------------------
@@ -219,7 +219,7 @@ void RankTrainer::checkpoint_evaluation() {
                      {"stop", decision.should_stop}});
         last_decision_score_ = score;
     }
-    job_.oracles.on_rank_state(rank_, agreement_sequence_++, policy.state_dict());
+    job_.oracles.on_rank_state(rank_, agreement_sequence_++, policy.state());
     for (auto* callback : early_stopping_) {
         callback->on_evaluate(score, /*greater_is_better=*/true, control_);
     }

@@ -1,5 +1,7 @@
 #include "sim/sim_file_system.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <utility>
@@ -17,7 +19,8 @@ constexpr int kMaxSymlinkHops = 40;
 
 // Pushes the components of `text` so that the first one ends on top of the stack. "" and "."
 // are dropped here; ".." needs the walk's directory stack and stays.
-void push_components(std::vector<std::string_view>& stack, std::string_view text) {
+template <typename Stack>
+void push_components(Stack& stack, std::string_view text) {
     const std::size_t base = stack.size();
     std::size_t start = 0;
     while (start <= text.size()) {
@@ -70,8 +73,10 @@ SimFileSystem::Lookup SimFileSystem::lookup(FsView view, std::string_view path, 
     }
     // The directories from the root to where the walk stands. ".." pops it, which is the
     // physical parent even when the walk arrived through a symlink, as in the kernel.
-    std::vector<InodeId> dirs{kRoot};
-    std::vector<std::string_view> todo;
+    // Inline storage: every operation resolves a path, and heap vectors here were a measurable
+    // share of a scenario's time. Paths deeper than 16 spill to the heap and still work.
+    boost::container::small_vector<InodeId, 16> dirs{kRoot};
+    boost::container::small_vector<std::string_view, 16> todo;
     push_components(todo, path);
     int hops = 0;
     auto finish = [&](InodeId parent, std::string_view name, InodeId inode) {
@@ -79,7 +84,7 @@ SimFileSystem::Lookup SimFileSystem::lookup(FsView view, std::string_view path, 
         out.name = name;
         out.inode = inode;
         if (ancestry != nullptr) {
-            *ancestry = dirs;
+            ancestry->assign(dirs.begin(), dirs.end());
         }
         return out;
     };

@@ -173,6 +173,9 @@ class SimFileSystem final : public ckpt::FileSystem {
     bool is_dir_in(FsView view, std::string_view path) const;
     std::optional<std::string> content_in(FsView view, std::string_view path) const;
     std::optional<std::string> link_target_in(FsView view, std::string_view path) const;
+    // Whether `path` is a regular file holding exactly `expected`, without copying it: oracles
+    // compare what the disk holds with what was written at every crash point.
+    bool content_equals(FsView view, std::string_view path, std::string_view expected) const;
     bool durably_exists(std::string_view path) const { return exists_in(FsView::durable, path); }
     std::optional<std::string> durable_content(std::string_view path) const {
         return content_in(FsView::durable, path);

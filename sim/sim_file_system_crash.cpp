@@ -269,6 +269,15 @@ std::optional<std::string> SimFileSystem::content_in(FsView view, std::string_vi
     return std::string(bytes_of(view == FsView::visible ? file.visible_data : file.durable_data));
 }
 
+bool SimFileSystem::content_equals(FsView view, std::string_view path, std::string_view expected) const {
+    const Lookup found = lookup(view, path, true);
+    if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::file) {
+        return false;
+    }
+    const Inode& file = node(found.inode);
+    return bytes_of(view == FsView::visible ? file.visible_data : file.durable_data) == expected;
+}
+
 std::optional<std::string> SimFileSystem::link_target_in(FsView view, std::string_view path) const {
     const Lookup found = lookup(view, path, false);
     if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::symlink) {

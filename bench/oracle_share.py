@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Oracle-check overhead as a share of scenario time, from a callgrind profile.
+
+run_scenario has no switch that turns the property oracles off, so their cost cannot be had as
+the difference of two timed runs. This script profiles the fixed seed block of
+BM_SimSwarmOracleShare under callgrind instead and reads the call graph:
+
+  share = sum of the inclusive cost of every call into a ckpt::sim::Oracles member made from
+          outside Oracles  /  the inclusive cost of every run_scenario call.
+
+Counting only calls that enter Oracles from outside avoids counting a nested oracle call twice
+(at_crash_point calls visible_link_step, for instance). Lambdas defined inside Oracles members
+are not entry points: a std::any_of that calls one is already inside an oracle call. The cost
+is callgrind's instruction count (Ir), not time: a cache-missing oracle would weigh more in time
+than here. Work the trainer model does only to hand an oracle its arguments (a state export, a
+copied record) happens before the call and is not in the figure; it is listed separately when a
+caller-callee pair below is known to exist for the oracles alone.
+
+Usage:
+  python3 bench/oracle_share.py [path/to/ckpt_bench]     # profiles, then reports
+  python3 bench/oracle_share.py --profile callgrind.out    # reports on an existing profile
+"""
+
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ORACLE_MEMBER = re.compile(r"^ckpt::sim::Oracles::~?[A-Za-z_][A-Za-z_0-9]*\(")
+INSIDE_ORACLES = "ckpt::sim::Oracles::"
+RUN_SCENARIO = re.compile(r"^ckpt::sim::run_scenario\(")
+
+# Calls the trainer model makes only to build an oracle's arguments. Matched on the caller's and
+# the callee's names; a pair that no longer exists simply matches nothing.
+ARGUMENT_PREPARATION = [
+    # restore_from_checkpoint exports every restored callback only for after_callback_restore.
+    (re.compile(r"^ckpt::sim::RankTrainer::restore_from_checkpoint\("), re.compile(r"^ckpt::export_stateful_callbacks(\[abi:cxx11\])?\(")),
+    # write_trainer_state's `live` export feeds only the CheckpointRecord handed to the oracle.
+    (re.compile(r"^ckpt::sim::RankTrainer::write_trainer_state\("), re.compile(r"^ckpt::export_stateful_callbacks(\[abi:cxx11\])?\(")),
+]
+
+
+def parse_call_edges(path):
+    """Returns {(caller, callee): [calls, inclusive Ir]} and the profile's total Ir."""
+    names = {"fn": {}, "cfn": {}}
+    edges = collections.defaultdict(lambda: [0, 0])
+    caller = callee = None
+    pending_calls = None
+    total = None
+    compressed = re.compile(r"^\((\d+)\)(?: (.*))?$")
+
+    def resolve(kind, text):
+        match = compressed.match(text)
+        if not match:
+            return text
+        ident, name = match.groups()
+        # fn and cfn share one name table in callgrind's compression.
+        if name is not None:
+            names["fn"][ident] = name
+            return name
+        return names["fn"].get(ident, text)
+
+    with open(path, encoding="utf-8", errors="replace") as profile:
+        for line in profile:
+            line = line.rstrip("\n")
+            if pending_calls is not None:
+                # The line after calls= holds the call's position and its inclusive cost.
+                fields = line.split()
+                if fields and (fields[0][0].isdigit() or fields[0][0] in "+-*"):
+                    edge = edges[(caller, callee)]
+                    edge[0] += pending_calls
+                    edge[1] += int(fields[1]) if len(fields) > 1 else 0
+                    pending_calls = None
+                    continue
+            if line.startswith("fn="):
+                caller = resolve("fn", line[3:])
+            elif line.startswith("cfn="):
+                callee = resolve("cfn", line[4:])
+            elif line.startswith("calls="):
+                pending_calls = int(line[6:].split()[0])
+            elif line.startswith("summary:") or line.startswith("totals:"):
+                total = int(line.split()[1])
+    return edges, total
+
+
+def profile(binary, out_path):
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        f"--callgrind-out-file={out_path}",
+        binary,
+        "--benchmark_filter=^BM_SimSwarmOracleShare",
+    ]
+    print("$ " + " ".join(command), file=sys.stderr)
+    subprocess.run(command, check=True, stdout=sys.stderr)
+
+
+def short(name, width=100):
+    """The qualified name without its parameter list, cut to `width`."""
+    name = name.replace("(anonymous namespace)", "{anonymous}").split("(")[0]
+    return name if len(name) <= width else name[: width - 3] + "..."
+
+
+def report(path):
+    edges, total = parse_call_edges(path)
+    scenario = sum(cost for (caller, callee), (_, cost) in edges.items()
+                   if RUN_SCENARIO.match(callee) and not RUN_SCENARIO.match(caller or ""))
+    if scenario == 0:
+        sys.exit("no run_scenario call in the profile: was BM_SimSwarmOracleShare run?")
+
+    by_callee = collections.Counter()
+    by_caller = collections.Counter()
+    calls = collections.Counter()
+    for (caller, callee), (count, cost) in edges.items():
+        if ORACLE_MEMBER.match(callee or "") and not (caller or "").startswith(INSIDE_ORACLES):
+            by_callee[callee] += cost
+            by_caller[short(caller)] += cost
+            calls[callee] += count
+    oracles = sum(by_callee.values())
+
+    preparation = collections.Counter()
+    for (caller, callee), (_, cost) in edges.items():
+        for caller_re, callee_re in ARGUMENT_PREPARATION:
+            if caller_re.match(caller or "") and callee_re.match(callee or ""):
+                preparation[f"{short(caller, 60)} -> {short(callee, 60)}"] += cost
+    prepared = sum(preparation.values())
+
+    print(f"profile: {path}")
+    print(f"program total Ir:       {total:>15,}")
+    print(f"run_scenario Ir:        {scenario:>15,}")
+    print(f"oracle entry Ir:        {oracles:>15,}  share {100.0 * oracles / scenario:5.1f}%")
+    print(f"+ argument preparation: {prepared:>15,}  share {100.0 * (oracles + prepared) / scenario:5.1f}%")
+    print("\noracle entry points (inclusive Ir, calls, share of run_scenario):")
+    for callee, cost in by_callee.most_common():
+        print(f"  {100.0 * cost / scenario:5.1f}%  {cost:>13,}  {calls[callee]:>9,}  {short(callee)}")
+    print("\ncallers into the oracles:")
+    for caller, cost in by_caller.most_common(10):
+        print(f"  {100.0 * cost / scenario:5.1f}%  {cost:>13,}  {caller}")
+    if preparation:
+        print("\nargument preparation for the oracles alone:")
+        for pair, cost in preparation.most_common():
+            print(f"  {100.0 * cost / scenario:5.1f}%  {cost:>13,}  {pair}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("binary", nargs="?", default="build/release/bench/ckpt_bench")
+    parser.add_argument("--profile", help="an existing callgrind.out of BM_SimSwarmOracleShare")
+    args = parser.parse_args()
+    if args.profile:
+        report(args.profile)
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        out_path = os.path.join(scratch, "callgrind.out")
+        profile(args.binary, out_path)
+        report(out_path)
+
+
+if __name__ == "__main__":
+    main()

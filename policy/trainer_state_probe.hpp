@@ -1,0 +1,15 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ckpt {
+
+// The global_step of a trainer_state.json document, if the whole document is valid JSON, its
+// top level is an object, and global_step is an integer there. The completeness check runs on
+// every commit, recovery and link update, and trainer_state.json carries every callback's
+// state, so this validates the text without building a JSON tree (an event parser).
+std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_json);
+
+}  // namespace ckpt
