@@ -16,9 +16,16 @@ than here. Work the trainer model does only to hand an oracle its arguments (a s
 copied record) happens before the call and is not in the figure; it is listed separately when a
 caller-callee pair below is known to exist for the oracles alone.
 
+A second estimate, in time rather than instructions, samples the same block with perf (DWARF
+call graphs) and counts the samples with an Oracles frame on the stack. A rank's stack ends at
+its fiber's base (make_fcontext), so a sample counts as scenario work when its stack reaches
+run_scenario or a fiber base. It needs perf, is statistical (a few thousand samples), and
+agrees with callgrind to within a couple of points.
+
 Usage:
-  python3 bench/oracle_share.py [path/to/ckpt_bench]     # profiles, then reports
-  python3 bench/oracle_share.py --profile callgrind.out    # reports on an existing profile
+  python3 bench/oracle_share.py [path/to/ckpt_bench]     # callgrind profile, then report
+  python3 bench/oracle_share.py --profile callgrind.out    # report on an existing profile
+  python3 bench/oracle_share.py --perf [path/to/ckpt_bench]  # perf sampling estimate
 """
 
 import argparse
@@ -145,11 +152,37 @@ def report(path):
             print(f"  {100.0 * cost / scenario:5.1f}%  {cost:>13,}  {pair}")
 
 
+def perf_estimate(binary, repetitions):
+    with tempfile.TemporaryDirectory() as scratch:
+        data = os.path.join(scratch, "perf.data")
+        command = ["perf", "record", "-o", data, "-F", "4000", "--call-graph", "dwarf,32768", binary,
+                   "--benchmark_filter=^BM_SimSwarmOracleShare", f"--benchmark_repetitions={repetitions}"]
+        print("$ " + " ".join(command), file=sys.stderr)
+        subprocess.run(command, check=True, stdout=sys.stderr)
+        script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], check=True,
+                                capture_output=True, text=True).stdout
+    work = oracle = 0
+    for sample in script.split("\n\n"):
+        if "run_scenario" in sample or "make_fcontext" in sample:
+            work += 1
+            oracle += INSIDE_ORACLES in sample
+    if work == 0:
+        sys.exit("no scenario samples: is perf allowed to sample user space here?")
+    spread = 100.0 * (oracle / work * (1 - oracle / work) / work) ** 0.5
+    print(f"perf samples in scenario work: {work:,}; with an Oracles frame: {oracle:,}")
+    print(f"oracle share of scenario time: {100.0 * oracle / work:.1f}% (+/- {spread:.1f} points, one sigma)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary", nargs="?", default="build/release/bench/ckpt_bench")
     parser.add_argument("--profile", help="an existing callgrind.out of BM_SimSwarmOracleShare")
+    parser.add_argument("--perf", action="store_true", help="estimate from perf samples instead")
+    parser.add_argument("--repetitions", type=int, default=8, help="benchmark repetitions under perf")
     args = parser.parse_args()
+    if args.perf:
+        perf_estimate(args.binary, args.repetitions)
+        return
     if args.profile:
         report(args.profile)
         return

@@ -133,10 +133,11 @@ void EarlyStoppingCallback::restore_attributes(const nlohmann::json& attributes)
 
 nlohmann::json EarlyStoppingCallback::state() const {
     auto args = JsonObject().add(kPatienceArg, patience_).add(kThresholdArg, threshold_).build();
-    auto attributes = JsonObject()
-                          .add(kCounterAttribute, patience_counter_)
-                          .add(kBestMetricAttribute, best_metric_ ? nlohmann::json(*best_metric_) : nlohmann::json())
-                          .build();
+    auto attributes =
+        JsonObject()
+            .add(kCounterAttribute, patience_counter_)
+            .add(kBestMetricAttribute, best_metric_ ? nlohmann::json(*best_metric_) : nlohmann::json())
+            .build();
     return JsonObject().add("args", std::move(args)).add("attributes", std::move(attributes)).build();
 }
 

@@ -11,7 +11,7 @@ namespace ckpt {
 // member twice (as a temporary, then as a copy) and measured 2.7x slower; the objects built
 // here (policy state, decisions, callback states) are made on every evaluation and checkpoint.
 class JsonObject {
-public:
+  public:
     template <typename Value>
     JsonObject& add(const char* key, Value&& value) {
         object_.emplace(key, nlohmann::json(std::forward<Value>(value)));
@@ -20,7 +20,7 @@ public:
     // Hands the members over; the builder is empty afterwards.
     nlohmann::json build() { return nlohmann::json(std::move(object_)); }
 
-private:
+  private:
     nlohmann::json::object_t object_;
 };
 

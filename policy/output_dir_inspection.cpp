@@ -45,8 +45,8 @@ class ReadOnlyFileSystem final : public FileSystem {
 
   private:
     [[noreturn]] static void refuse(const char* operation, const std::string& path) {
-        throw std::logic_error(std::string("inspect must not modify the output directory: ") + operation + " " +
-                               path);
+        throw std::logic_error(std::string("inspect must not modify the output directory: ") + operation +
+                               " " + path);
     }
     FileSystem& inner_;
 };
@@ -116,12 +116,15 @@ class Inspector {
     void problem(std::string kind, std::string message) {
         report_.problems.push_back({std::move(kind), std::move(message)});
     }
-    void note(std::string kind, std::string message) { report_.notes.push_back({std::move(kind), std::move(message)}); }
+    void note(std::string kind, std::string message) {
+        report_.notes.push_back({std::move(kind), std::move(message)});
+    }
     std::string path_of(std::string_view name) const { return join_path(dir_, name); }
 
     void require_readable_directory() {
         if (!fs_.is_dir(dir_)) {
-            throw FileSystemError("inspect", dir_, fs_.exists(dir_) || fs_.is_symlink(dir_) ? ENOTDIR : ENOENT);
+            throw FileSystemError("inspect", dir_,
+                                  fs_.exists(dir_) || fs_.is_symlink(dir_) ? ENOTDIR : ENOENT);
         }
         names_ = fs_.list_dir(dir_);
     }
@@ -129,7 +132,8 @@ class Inspector {
     void survey_checkpoints() {
         const auto newest = last_checkpoint(fs_, dir_);
         for (const auto& entry : list_checkpoints(fs_, dir_)) {
-            InspectedCheckpoint checkpoint{entry.name, entry.step, complete_checkpoint(fs_, dir_, entry.step), {}};
+            InspectedCheckpoint checkpoint{
+                entry.name, entry.step, complete_checkpoint(fs_, dir_, entry.step), {}};
             if (!checkpoint.complete) {
                 checkpoint.detail = incompleteness(fs_, path_of(entry.name), entry.step);
                 if (newest && newest->step != entry.step) {
@@ -155,9 +159,10 @@ class Inspector {
         for (const auto& name : report_.temp_files) {
             listed += (listed.empty() ? "" : ", ") + name;
         }
-        problem("leftover_temp", "temporary files left by a writer that was killed mid-write: " + listed +
-                                     ". They hold no committed state; rank 0 removes the sidecar and link temp "
-                                     "files in on_train_begin, or delete them now.");
+        problem("leftover_temp",
+                "temporary files left by a writer that was killed mid-write: " + listed +
+                    ". They hold no committed state; rank 0 removes the sidecar and link temp "
+                    "files in on_train_begin, or delete them now.");
     }
 
     // ---- the resume ------------------------------------------------------------------------------
@@ -196,10 +201,12 @@ class Inspector {
         if (is_pick && !report_.resume.complete) {
             const auto why = incompleteness(fs_, directory, checkpoint.step);
             const auto fallback = last_complete_checkpoint(fs_, dir_);
-            problem("incomplete_resume_checkpoint",
-                    checkpoint.name + " is the newest checkpoint, so Transformers' get_last_checkpoint picks it, but " +
-                        "it is incomplete: " + why + ". Move it out of the output directory so that a resume " +
-                        (fallback ? "starts from " + fallback->name : std::string("starts from scratch")) + ".");
+            problem(
+                "incomplete_resume_checkpoint",
+                checkpoint.name +
+                    " is the newest checkpoint, so Transformers' get_last_checkpoint picks it, but " +
+                    "it is incomplete: " + why + ". Move it out of the output directory so that a resume " +
+                    (fallback ? "starts from " + fallback->name : std::string("starts from scratch")) + ".");
         }
         auto trainer_state = parse_object_file(fs_, join_path(directory, kTrainerStateName));
         if (!trainer_state) {
@@ -211,8 +218,9 @@ class Inspector {
         try {
             if (trainer_state_migrations().version_of(*trainer_state) == 0) {
                 note("trainer_state_migrated",
-                     checkpoint.name + "/trainer_state.json predates stateful callbacks (format version 0); it was "
-                                       "read through the 0 -> 1 migration and holds no callback state.");
+                     checkpoint.name +
+                         "/trainer_state.json predates stateful callbacks (format version 0); it was "
+                         "read through the 0 -> 1 migration and holds no callback state.");
             }
             trainer_state = migrate_trainer_state(std::move(*trainer_state));
         } catch (const ValueError& error) {
@@ -252,9 +260,9 @@ class Inspector {
             callback_.emplace(TriggerCallback::from_state(saved, fs_, collective_));
             callback_source_ = checkpoint.name;
         } catch (const std::exception& error) {
-            problem("corrupt_checkpoint_state", checkpoint.name + "/trainer_state.json holds a " + kCallbackClass +
-                                                    " state that cannot be restored: " + error.what() +
-                                                    ". Transformers raises while loading it.");
+            problem("corrupt_checkpoint_state", checkpoint.name + "/trainer_state.json holds a " +
+                                                    kCallbackClass + " state that cannot be restored: " +
+                                                    error.what() + ". Transformers raises while loading it.");
             if (is_pick) {
                 fail_resume(error.what());
             }
@@ -268,10 +276,11 @@ class Inspector {
     void configure_from_sidecar(const json& policy_state) {
         TriggerCallbackConfig config;
         config.output_dir = dir_;
-        config.policy = CheckpointEvaluationPolicy::from_loose_settings(
-                            policy_state.value("patience", json(3)), policy_state.value("tie_policy", json("reset")),
-                            policy_state.value("patience_start_step", json(0)))
-                            .settings();
+        config.policy =
+            CheckpointEvaluationPolicy::from_loose_settings(
+                policy_state.value("patience", json(3)), policy_state.value("tie_policy", json("reset")),
+                policy_state.value("patience_start_step", json(0)))
+                .settings();
         callback_.emplace(config, fs_, collective_);
     }
 
@@ -281,10 +290,12 @@ class Inspector {
         sidecar.present = fs_.exists(path);
         const auto payload = sidecar.present ? parse_object_file(fs_, path) : std::nullopt;
         const json* policy_state = nullptr;
-        if (payload && payload->contains("checkpoint_eval_state") && (*payload)["checkpoint_eval_state"].is_object()) {
+        if (payload && payload->contains("checkpoint_eval_state") &&
+            (*payload)["checkpoint_eval_state"].is_object()) {
             policy_state = &(*payload)["checkpoint_eval_state"];
             const auto state = policy_state->value("state", *policy_state);
-            if (state.is_object() && state.contains("evaluation_count") && state["evaluation_count"].is_number()) {
+            if (state.is_object() && state.contains("evaluation_count") &&
+                state["evaluation_count"].is_number()) {
                 try {
                     sidecar.evaluation_count = python::to_int(state["evaluation_count"]);
                 } catch (const ValueError&) {
@@ -319,10 +330,11 @@ class Inspector {
             if (what.find(path) == std::string::npos) {
                 what = path + ": " + what;
             }
-            problem("corrupt_sidecar", what +
-                                           ". on_train_begin raises this on every rank, so a resume fails; repair "
-                                           "the file or move it aside (which forgets the evaluations recorded "
-                                           "after the last checkpoint).");
+            problem("corrupt_sidecar",
+                    what +
+                        ". on_train_begin raises this on every rank, so a resume fails; repair "
+                        "the file or move it aside (which forgets the evaluations recorded "
+                        "after the last checkpoint).");
             fail_resume(error.what());
             if (!from_checkpoint) {
                 callback_.reset();
@@ -348,11 +360,12 @@ class Inspector {
         const std::int64_t ours = callback_ ? callback_->policy().state().evaluation_count : 0;
         const std::string against = callback_ ? callback_source_ : std::string("a fresh start");
         if (theirs.evaluation_count < ours) {
-            problem("sidecar_older", "the sidecar records " + plural(theirs.evaluation_count, "evaluation") + " but " +
-                                         against + " records " + std::to_string(ours) +
-                                         ": the job stopped after writing the checkpoint and before on_save "
-                                         "committed it. A resume ignores the sidecar and on_train_begin republishes "
-                                         "it and final_checkpoint; nothing is lost.");
+            problem("sidecar_older",
+                    "the sidecar records " + plural(theirs.evaluation_count, "evaluation") + " but " +
+                        against + " records " + std::to_string(ours) +
+                        ": the job stopped after writing the checkpoint and before on_save "
+                        "committed it. A resume ignores the sidecar and on_train_begin republishes "
+                        "it and final_checkpoint; nothing is lost.");
             return;
         }
         if (theirs.evaluation_count == ours) {
@@ -368,16 +381,20 @@ class Inspector {
         const auto lost = plural(theirs.evaluation_count - ours, "evaluation");
         if (!theirs.best_step || !complete_checkpoint(fs_, dir_, *theirs.best_step)) {
             const auto why = fs_.is_dir(path_of(best)) ? "is incomplete" : "does not exist";
-            problem("sidecar_uncommitted_best",
-                    "the sidecar names best " + best + ", which " + why + ": that save never committed. A resume "
-                    "ignores the sidecar and starts from " + against + ", losing " + lost +
-                    " (patience restarts from there). If " + best + " can be recovered, restore it first.");
+            problem("sidecar_uncommitted_best", "the sidecar names best " + best + ", which " + why +
+                                                    ": that save never committed. A resume "
+                                                    "ignores the sidecar and starts from " +
+                                                    against + ", losing " + lost +
+                                                    " (patience restarts from there). If " + best +
+                                                    " can be recovered, restore it first.");
             return;
         }
         problem("sidecar_best_mismatch",
                 "the sidecar names best " + best + " with score " + python::float_repr(*theirs.best_score) +
-                    ", but " + best + " records another best: the sidecar belongs to an abandoned history. A resume "
-                    "ignores it and starts from " + against + ", losing " + lost + ".");
+                    ", but " + best +
+                    " records another best: the sidecar belongs to an abandoned history. A resume "
+                    "ignores it and starts from " +
+                    against + ", losing " + lost + ".");
     }
 
     // ---- the policy a resume holds -----------------------------------------------------------------
@@ -393,18 +410,20 @@ class Inspector {
             resume.source = sidecar_source_ ? "sidecar" : "checkpoint";
         }
         if (state.stop_requested) {
-            problem("stop_requested",
-                    "the policy already requested a stop (" + plural(state.lower_score_streak, "evaluation") +
-                        " without improvement, patience " + std::to_string(callback_->policy().settings().patience) +
-                        "): a resume restores the stop and exits without training. Keep final_checkpoint, or start "
-                        "a new run to train further.");
+            problem("stop_requested", "the policy already requested a stop (" +
+                                          plural(state.lower_score_streak, "evaluation") +
+                                          " without improvement, patience " +
+                                          std::to_string(callback_->policy().settings().patience) +
+                                          "): a resume restores the stop and exits without training. Keep "
+                                          "final_checkpoint, or start "
+                                          "a new run to train further.");
         }
         if (state.best_step && !state.best_is_external) {
             retained_best_ = *state.best_step;
             if (!complete_checkpoint(fs_, dir_, *state.best_step)) {
-                problem("best_checkpoint_missing", "the restored policy names best " +
-                                                       checkpoint_dir_name(*state.best_step) +
-                                                       ", which is missing or incomplete: the retained model is gone.");
+                problem("best_checkpoint_missing",
+                        "the restored policy names best " + checkpoint_dir_name(*state.best_step) +
+                            ", which is missing or incomplete: the retained model is gone.");
                 retained_best_.reset();
             }
         }
@@ -430,8 +449,9 @@ class Inspector {
         for (std::size_t i = 0; i + keep < older.size(); ++i) {
             doomed += (doomed.empty() ? "" : ", ") + older[i];
         }
-        note("resume_prunes", "a resume deletes " + doomed + " (older than the best, beyond save_total_limit " +
-                                  std::to_string(limit) + "); copy them elsewhere first if you need them.");
+        note("resume_prunes", "a resume deletes " + doomed +
+                                  " (older than the best, beyond save_total_limit " + std::to_string(limit) +
+                                  "); copy them elsewhere first if you need them.");
     }
 
     // ---- final_checkpoint ---------------------------------------------------------------------------
@@ -440,8 +460,9 @@ class Inspector {
         if (!retained_best_) {
             return "";
         }
-        return " A resume re-points it at " + checkpoint_dir_name(*retained_best_) + " in on_train_begin; to fix it now: ln -sfn " +
-               checkpoint_dir_name(*retained_best_) + " " + path_of(kFinalCheckpointLink);
+        return " A resume re-points it at " + checkpoint_dir_name(*retained_best_) +
+               " in on_train_begin; to fix it now: ln -sfn " + checkpoint_dir_name(*retained_best_) + " " +
+               path_of(kFinalCheckpointLink);
     }
 
     void check_final_checkpoint() {
@@ -449,9 +470,10 @@ class Inspector {
         auto& status = report_.final_checkpoint;
         if (!fs_.is_symlink(link)) {
             if (fs_.exists(link)) {
-                problem("link_not_symlink", std::string(kFinalCheckpointLink) +
-                                                " exists but is not a symlink, so the callback cannot replace it "
-                                                "atomically; move it aside.");
+                problem("link_not_symlink",
+                        std::string(kFinalCheckpointLink) +
+                            " exists but is not a symlink, so the callback cannot replace it "
+                            "atomically; move it aside.");
             } else if (retained_best_) {
                 problem("link_missing", std::string(kFinalCheckpointLink) + " is missing although " +
                                             checkpoint_dir_name(*retained_best_) + " is the retained best." +
@@ -464,7 +486,8 @@ class Inspector {
         const auto quoted = "'" + *status.target + "'";
         if (!fs_.exists(link)) {
             problem("dangling_link", std::string(kFinalCheckpointLink) + " points at " + quoted +
-                                         ", which does not exist: loading final_checkpoint fails." + relink_hint());
+                                         ", which does not exist: loading final_checkpoint fails." +
+                                         relink_hint());
             return;
         }
         if (!step) {
@@ -476,15 +499,15 @@ class Inspector {
         if (!complete_checkpoint(fs_, dir_, *step)) {
             problem("link_incomplete", std::string(kFinalCheckpointLink) + " points at " + quoted +
                                            ", which is incomplete: " +
-                                           incompleteness(fs_, path_of(checkpoint_dir_name(*step)), *step) + "." +
-                                           relink_hint());
+                                           incompleteness(fs_, path_of(checkpoint_dir_name(*step)), *step) +
+                                           "." + relink_hint());
             return;
         }
         status.valid = true;
         if (retained_best_ && *step != *retained_best_) {
             problem("link_not_best", std::string(kFinalCheckpointLink) + " points at " + quoted +
-                                         " but the retained best is " + checkpoint_dir_name(*retained_best_) + "." +
-                                         relink_hint());
+                                         " but the retained best is " + checkpoint_dir_name(*retained_best_) +
+                                         "." + relink_hint());
         }
     }
 
@@ -506,7 +529,9 @@ OutputDirInspection inspect_output_dir(FileSystem& fs, const std::string& output
 }
 
 json OutputDirInspection::to_json() const {
-    auto optional_string = [](const std::optional<std::string>& value) { return value ? json(*value) : json(); };
+    auto optional_string = [](const std::optional<std::string>& value) {
+        return value ? json(*value) : json();
+    };
     auto findings = [](const std::vector<InspectionFinding>& list) {
         json out = json::array();
         for (const auto& finding : list) {
@@ -537,7 +562,8 @@ json OutputDirInspection::to_json() const {
          {{"present", sidecar.present},
           {"evaluation_count", sidecar.evaluation_count ? json(*sidecar.evaluation_count) : json()},
           {"restored", sidecar.restored}}},
-        {"final_checkpoint", {{"target", optional_string(final_checkpoint.target)}, {"valid", final_checkpoint.valid}}},
+        {"final_checkpoint",
+         {{"target", optional_string(final_checkpoint.target)}, {"valid", final_checkpoint.valid}}},
         {"temp_files", temp_files},
         {"problems", findings(problems)},
         {"notes", findings(notes)},

@@ -2,9 +2,8 @@
 
 #include <string>
 
-#include "policy/json_object.hpp"
-
 #include "policy/errors.hpp"
+#include "policy/json_object.hpp"
 
 namespace ckpt {
 

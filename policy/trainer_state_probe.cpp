@@ -9,7 +9,7 @@ namespace {
 
 // Follows nesting depth and the last key at the top level; ignores every other value.
 class GlobalStepProbe final : public nlohmann::json_sax<nlohmann::json> {
-public:
+  public:
     std::optional<std::int64_t> global_step;
     bool top_level_is_object = false;
 
@@ -17,7 +17,8 @@ public:
     bool boolean(bool /*v*/) override { return value(); }
     bool number_integer(number_integer_t v) override { return integer(v); }
     bool number_unsigned(number_unsigned_t v) override {
-        return v <= static_cast<number_unsigned_t>(INT64_MAX) ? integer(static_cast<std::int64_t>(v)) : value();
+        return v <= static_cast<number_unsigned_t>(INT64_MAX) ? integer(static_cast<std::int64_t>(v))
+                                                              : value();
     }
     bool number_float(number_float_t /*v*/, const string_t& /*s*/) override { return value(); }
     bool string(string_t& /*v*/) override { return value(); }
@@ -52,7 +53,7 @@ public:
         return false;
     }
 
-private:
+  private:
     bool value() {
         if (key_is_global_step_) {
             global_step.reset();  // a later non-integer global_step wins, as in a parsed object
@@ -76,7 +77,8 @@ private:
 
 std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_json) {
     GlobalStepProbe probe;
-    const bool valid = nlohmann::json::sax_parse(trainer_state_json.begin(), trainer_state_json.end(), &probe);
+    const bool valid =
+        nlohmann::json::sax_parse(trainer_state_json.begin(), trainer_state_json.end(), &probe);
     if (!valid || !probe.top_level_is_object) {
         return std::nullopt;
     }

@@ -45,16 +45,17 @@ json TriggerCallback::state() const {
     if (mutants::is_active(mutants::Mutant::pending_save_persisted) && pending_save_step_) {
         attributes.add("pending_checkpoint_save_step", *pending_save_step_);
     }
-    auto args = JsonObject()
-                    .add("enabled", config_.enabled)
-                    .add("patience", settings.patience)
-                    .add("tie_policy", to_string(settings.tie_policy))
-                    .add("patience_start_step", settings.patience_start_step)
-                    .add("gate_steps", config_.gate_steps)
-                    .add("regular_steps", config_.regular_steps ? json(*config_.regular_steps) : json(nullptr))
-                    .add("save_total_limit", config_.save_total_limit)
-                    .add("output_dir", config_.output_dir ? json(*config_.output_dir) : json(nullptr))
-                    .build();
+    auto args =
+        JsonObject()
+            .add("enabled", config_.enabled)
+            .add("patience", settings.patience)
+            .add("tie_policy", to_string(settings.tie_policy))
+            .add("patience_start_step", settings.patience_start_step)
+            .add("gate_steps", config_.gate_steps)
+            .add("regular_steps", config_.regular_steps ? json(*config_.regular_steps) : json(nullptr))
+            .add("save_total_limit", config_.save_total_limit)
+            .add("output_dir", config_.output_dir ? json(*config_.output_dir) : json(nullptr))
+            .build();
     return JsonObject().add("args", std::move(args)).add("attributes", attributes.build()).build();
 }
 

@@ -38,6 +38,8 @@ struct JobContext {
     RankScheduler& scheduler;
     int incarnation = 0;
     std::optional<std::int64_t> resume_step;  // the checkpoint this incarnation starts from
+    // Its trainer_state.json, migrated: every rank reads the same bytes, so it is parsed once.
+    nlohmann::json resume_trainer_state;
     // From rank 0's rotation to the commit that follows: the end of its on_save, or, when a
     // crash or an error cut the commit short, the recovery in the next on_train_begin. The
     // seed's design may leave final_checkpoint dangling here (DESIGN.md, P4). It belongs to

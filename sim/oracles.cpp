@@ -97,7 +97,8 @@ bool Oracles::checkpoint_is_complete(std::int64_t step) const {
     // Most checks see exactly the bytes the trainer wrote (a ledger record names global_step N);
     // comparing them is far cheaper than parsing, and this runs at every crash point passed.
     const auto record = ledger_.checkpoints.find(step);
-    if (record != ledger_.checkpoints.end() && fs_.content_equals(FsView::visible, path, record->second.trainer_state_bytes)) {
+    if (record != ledger_.checkpoints.end() &&
+        fs_.content_equals(FsView::visible, path, record->second.trainer_state_bytes)) {
         return true;
     }
     const auto bytes = fs_.content_in(FsView::visible, path);

@@ -3,9 +3,9 @@
 #include <array>
 #include <cstring>
 #include <cxxabi.h>
+#include <map>
 #include <memory>
 #include <stdexcept>
-#include <map>
 #include <utility>
 #include <vector>
 

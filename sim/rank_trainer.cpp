@@ -64,8 +64,7 @@ std::vector<const ExportableState*> RankTrainer::stateful_callbacks() const {
 // ---- start -----------------------------------------------------------------------------------
 
 void RankTrainer::restore_from_checkpoint(std::int64_t step) {
-    const auto path = join_path(join_path(kOutputDir, checkpoint_dir_name(step)), kTrainerStateName);
-    auto state = migrate_trainer_state(json::parse(job_.fs.read_file(path)));
+    const auto& state = job_.resume_trainer_state;
     global_step_ = state.at("global_step").get<std::int64_t>();
     stored_callbacks_ = state.value("stateful_callbacks", json::object());
 

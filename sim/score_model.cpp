@@ -26,7 +26,7 @@ ScoreModel::ScoreModel(const ScoreModelConfig& config, std::uint64_t seed, std::
         double value = 0.3;
         for (std::size_t step = 0; step < walk_.size(); ++step) {
             // A slight upward drift, so runs improve for a while before patience ends them.
-            value += (hashed_unit(seed_, step, 0) - 0.46) * 0.01;
+            value += (hashed_unit(seed_, step, 0) - 0.48) * 0.01;
             walk_[step] = value;
         }
     }

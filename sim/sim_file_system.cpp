@@ -1,10 +1,10 @@
 #include "sim/sim_file_system.hpp"
 
-#include <boost/container/small_vector.hpp>
-
 #include <algorithm>
 #include <cerrno>
 #include <utility>
+
+#include <boost/container/small_vector.hpp>
 
 // The port operations and path walking. Durability (the log, fsync, power loss) and inspection
 // live in sim_file_system_crash.cpp.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "policy/checkpoint_layout.hpp"
+#include "policy/document_migrations.hpp"
 #include "policy/mutants.hpp"
 #include "sim/fault_injector.hpp"
 #include "sim/job_context.hpp"
@@ -177,9 +178,24 @@ class Simulation {
                                 [&chooser_rng](std::span<const int> runnable) {
                                     return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
                                 });
-        JobContext job{scenario,     world_.fs,    world_.scores,  world_.ledger,
-                       world_.trace, world_.stats, world_.oracles, world_.faults,
-                       scheduler,    incarnation,  resume_step,    world_.in_save_window};
+        JobContext job{scenario,
+                       world_.fs,
+                       world_.scores,
+                       world_.ledger,
+                       world_.trace,
+                       world_.stats,
+                       world_.oracles,
+                       world_.faults,
+                       scheduler,
+                       incarnation,
+                       resume_step,
+                       {},
+                       world_.in_save_window};
+        if (resume_step) {
+            const auto path =
+                join_path(join_path(kOutputDir, checkpoint_dir_name(*resume_step)), kTrainerStateName);
+            job.resume_trainer_state = migrate_trainer_state(json::parse(world_.fs.read_file(path)));
+        }
         world_.faults.attach(&job);
         world_.oracles.attach(&job);
         world_.oracles.begin_incarnation(scenario.ranks);

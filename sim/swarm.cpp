@@ -93,10 +93,10 @@ Scenario draw_scenario(std::uint64_t seed) {
     Scenario s;
     s.seed = seed;
     s.ranks = draw_ranks(rng);
-    s.max_steps = rng.uniform<std::int64_t>(300, 1200);
+    s.max_steps = rng.uniform<std::int64_t>(400, 1400);
     s.steps_per_epoch = rng.uniform<std::int64_t>(60, 400);
     s.save_strategy = rng.chance(1, 5) ? SaveStrategy::epoch : SaveStrategy::steps;
-    s.save_steps = rng.uniform<std::int64_t>(15, 60);
+    s.save_steps = rng.uniform<std::int64_t>(20, 60);
     if (rng.chance(1, 2)) {
         s.gate_steps = {10, 25, 50};
     }

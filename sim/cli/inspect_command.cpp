@@ -1,0 +1,144 @@
+// `ckptsim inspect OUTPUT_DIR [--json]`: a read-only doctor for a real training output
+// directory. The analysis lives in policy/output_dir_inspection; this file parses the
+// arguments and words the report.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "policy/errors.hpp"
+#include "policy/file_system_error.hpp"
+#include "policy/output_dir_inspection.hpp"
+#include "policy/posix_file_system.hpp"
+#include "policy/python_values.hpp"
+#include "sim/cli/command.hpp"
+
+namespace ckpt::cli {
+namespace {
+
+using nlohmann::json;
+
+struct InspectOptions {
+    std::string output_dir;
+    bool json = false;
+};
+
+// Absolute and without a trailing slash, so that an absolute final_checkpoint target written by
+// a trainer can be compared with it. Symlinks in the path are kept as the user wrote them.
+std::string normalised(const std::string& path) {
+    auto text = std::filesystem::absolute(path).lexically_normal().string();
+    while (text.size() > 1 && text.back() == '/') {
+        text.pop_back();
+    }
+    return text;
+}
+
+// One line for a policy state_dict: what a person checks first after a resume.
+std::string describe_policy(const json& state_dict) {
+    const auto& state = state_dict.at("state");
+    std::string line;
+    if (state.value("best_score", json()).is_null()) {
+        line = "no best yet";
+    } else {
+        const auto score = python::float_repr(state["best_score"].get<double>());
+        line = state.value("best_is_external", false)
+                   ? "best is the external baseline " + score
+                   : "best checkpoint-" + state["best_step"].dump() + " (score " + score + ")";
+    }
+    line += ", " + state["evaluation_count"].dump() + " evaluations, streak " +
+            state["lower_score_streak"].dump() + " of patience " + state_dict["patience"].dump();
+    line += state.value("stop_requested", false) ? ", STOP REQUESTED" : ", no stop";
+    return line;
+}
+
+void print_findings(const char* title, const std::vector<InspectionFinding>& findings) {
+    if (findings.empty()) {
+        return;
+    }
+    std::cout << title << " (" << findings.size() << "):\n";
+    for (const auto& finding : findings) {
+        std::cout << "  - [" << finding.kind << "] " << finding.message << "\n";
+    }
+}
+
+void print_human(const OutputDirInspection& report) {
+    std::cout << "output_dir: " << report.output_dir << "\n";
+    if (report.checkpoints.empty()) {
+        std::cout << "checkpoints: none\n";
+    } else {
+        std::cout << "checkpoints:\n";
+        for (const auto& checkpoint : report.checkpoints) {
+            std::cout << "  " << checkpoint.name
+                      << (checkpoint.complete ? "  complete" : "  INCOMPLETE: " + checkpoint.detail) << "\n";
+        }
+    }
+    const auto& resume = report.resume;
+    std::cout << "resume: ";
+    if (!resume.checkpoint) {
+        std::cout << "no checkpoint, a resume starts from scratch";
+    } else {
+        std::cout << "Transformers picks " << *resume.checkpoint << (resume.complete ? " (complete)" : " (INCOMPLETE)");
+    }
+    if (!resume.failure.empty()) {
+        std::cout << "; the resume FAILS: " << resume.failure;
+        if (resume.fallback_checkpoint) {
+            std::cout << " (once fixed it resumes from " << *resume.fallback_checkpoint << ")";
+        }
+    }
+    std::cout << "\n";
+    std::cout << "policy after resume: "
+              << (resume.policy_state ? describe_policy(*resume.policy_state) + " [from the " + resume.source + "]"
+                                      : std::string("unknown"))
+              << "\n";
+    std::cout << "sidecar: "
+              << (!report.sidecar.present ? std::string("absent")
+                  : report.sidecar.evaluation_count
+                      ? std::to_string(*report.sidecar.evaluation_count) + " evaluations" +
+                            (report.sidecar.restored ? ", restored by a resume" : ", not used by a resume")
+                      : std::string("unreadable"))
+              << "\n";
+    const auto& link = report.final_checkpoint;
+    std::cout << "final_checkpoint: "
+              << (link.target ? "-> " + *link.target + (link.valid ? " (valid)" : " (NOT valid)") : std::string("absent"))
+              << "\n";
+    print_findings("problems", report.problems);
+    print_findings("notes", report.notes);
+    std::cout << (report.consistent() ? "verdict: consistent\n"
+                                      : "verdict: INCONSISTENT, " + std::to_string(report.problems.size()) +
+                                            (report.problems.size() == 1 ? " problem\n" : " problems\n"));
+}
+
+int run_inspect(const InspectOptions& options) {
+    PosixFileSystem fs;
+    OutputDirInspection report;
+    const auto directory = normalised(options.output_dir);
+    try {
+        report = inspect_output_dir(fs, directory);
+    } catch (const FileSystemError& error) {
+        std::cerr << "ckptsim inspect: cannot read output directory '" << directory
+                  << "': " << std::generic_category().message(error.error_number()) << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& error) {
+        std::cerr << "ckptsim inspect: cannot inspect '" << directory << "': " << error.what() << "\n";
+        return kExitBadInput;
+    }
+    if (options.json) {
+        std::cout << report.to_json().dump(2) << "\n";
+    } else {
+        print_human(report);
+    }
+    return report.consistent() ? kExitOk : kExitViolation;
+}
+
+}  // namespace
+
+Command add_inspect_command(CLI::App& parent) {
+    auto options = std::make_shared<InspectOptions>();
+    auto* command = parent.add_subcommand(
+        "inspect", "Explain a real training output directory: checkpoints, resume, sidecar, final_checkpoint");
+    command->add_option("OUTPUT_DIR", options->output_dir, "The Trainer's output_dir")->required();
+    command->add_flag("--json", options->json, "Print one JSON object instead of the report");
+    return {command, [options]() { return run_inspect(*options); }};
+}
+
+}  // namespace ckpt::cli
