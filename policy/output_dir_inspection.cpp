@@ -1,15 +1,17 @@
 #include "policy/output_dir_inspection.hpp"
 
 #include <cerrno>
-#include <stdexcept>
 #include <utility>
 
+#include "policy/checkpoint_completeness.hpp"
 #include "policy/checkpoint_layout.hpp"
 #include "policy/collective.hpp"
 #include "policy/document_migrations.hpp"
 #include "policy/errors.hpp"
-#include "policy/final_checkpoint_link.hpp"
+#include "policy/final_checkpoint_inspection.hpp"
+#include "policy/ignored_sidecar_explanation.hpp"
 #include "policy/python_values.hpp"
+#include "policy/read_only_file_system.hpp"
 #include "policy/trigger_callback.hpp"
 
 namespace ckpt {
@@ -21,69 +23,8 @@ namespace {
 constexpr const char* kCallbackClass = "CheckpointEvaluationTriggerCallback";
 constexpr std::string_view kLinkTempPrefix = ".final_checkpoint.tmp";
 
-// Lets the real callback code read the directory and refuses anything else, so a bug in the
-// forecast can never turn `inspect` into a writer.
-class ReadOnlyFileSystem final : public FileSystem {
-  public:
-    explicit ReadOnlyFileSystem(FileSystem& inner) : inner_(inner) {}
-
-    std::string read_file(const std::string& path) override { return inner_.read_file(path); }
-    std::vector<std::string> list_dir(const std::string& path) override { return inner_.list_dir(path); }
-    bool exists(const std::string& path) override { return inner_.exists(path); }
-    bool is_dir(const std::string& path) override { return inner_.is_dir(path); }
-    bool is_symlink(const std::string& path) override { return inner_.is_symlink(path); }
-    std::string readlink(const std::string& path) override { return inner_.readlink(path); }
-
-    void write_file(const std::string& path, std::string_view) override { refuse("write_file", path); }
-    void fsync_file(const std::string& path) override { refuse("fsync_file", path); }
-    void fsync_dir(const std::string& path) override { refuse("fsync_dir", path); }
-    void rename(const std::string& from, const std::string&) override { refuse("rename", from); }
-    void unlink(const std::string& path) override { refuse("unlink", path); }
-    void mkdir(const std::string& path) override { refuse("mkdir", path); }
-    void remove_tree(const std::string& path) override { refuse("remove_tree", path); }
-    void symlink(const std::string&, const std::string& link_path) override { refuse("symlink", link_path); }
-
-  private:
-    [[noreturn]] static void refuse(const char* operation, const std::string& path) {
-        throw std::logic_error(std::string("inspect must not modify the output directory: ") + operation +
-                               " " + path);
-    }
-    FileSystem& inner_;
-};
-
 std::string plural(std::int64_t count, const std::string& noun) {
     return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
-}
-
-// Why checkpoint-N fails the completeness rule, in words a person can check.
-std::string incompleteness(FileSystem& fs, const std::string& directory, std::int64_t step) {
-    const auto path = join_path(directory, kTrainerStateName);
-    if (!fs.exists(path)) {
-        return "trainer_state.json is missing (the save was interrupted before its last write)";
-    }
-    std::string text;
-    try {
-        text = fs.read_file(path);
-    } catch (const FileSystemError& error) {
-        return std::string("trainer_state.json cannot be read: ") + error.what();
-    }
-    const auto state = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (state.is_discarded()) {
-        return "trainer_state.json is not valid JSON (a torn write)";
-    }
-    const auto global_step = state.is_object() ? state.find("global_step") : state.end();
-    if (!state.is_object() || global_step == state.end() || !global_step->is_number_integer()) {
-        return "trainer_state.json has no integer global_step";
-    }
-    return "trainer_state.json records global_step " + global_step->dump() + ", not " + std::to_string(step);
-}
-
-bool complete_checkpoint(FileSystem& fs, const std::string& output_dir, std::int64_t step) {
-    try {
-        return is_complete_checkpoint(fs, output_dir, step);
-    } catch (const FileSystemError&) {
-        return false;  // unreadable trainer_state.json: a resume could not load it either
-    }
 }
 
 std::optional<json> parse_object_file(FileSystem& fs, const std::string& path) {
@@ -130,12 +71,13 @@ class Inspector {
     }
 
     void survey_checkpoints() {
-        const auto newest = last_checkpoint(fs_, dir_);
-        for (const auto& entry : list_checkpoints(fs_, dir_)) {
+        const auto all = list_checkpoints(fs_, dir_);
+        const auto newest = all.empty() ? std::nullopt : std::optional(all.back());
+        for (const auto& entry : all) {
             InspectedCheckpoint checkpoint{
-                entry.name, entry.step, complete_checkpoint(fs_, dir_, entry.step), {}};
+                entry.name, entry.step, checkpoint_is_usable(fs_, dir_, entry.step), {}};
             if (!checkpoint.complete) {
-                checkpoint.detail = incompleteness(fs_, path_of(entry.name), entry.step);
+                checkpoint.detail = why_checkpoint_is_incomplete(fs_, dir_, entry.step);
                 if (newest && newest->step != entry.step) {
                     problem("incomplete_checkpoint",
                             entry.name + " is incomplete: " + checkpoint.detail +
@@ -167,21 +109,39 @@ class Inspector {
 
     // ---- the resume ------------------------------------------------------------------------------
 
+    // Transformers' get_last_checkpoint: the largest N, complete or not.
+    std::optional<CheckpointEntry> newest_checkpoint() const {
+        if (report_.checkpoints.empty()) {
+            return std::nullopt;
+        }
+        const auto& last = report_.checkpoints.back();
+        return CheckpointEntry{last.name, last.step};
+    }
+
+    std::optional<CheckpointEntry> newest_complete_checkpoint() const {
+        for (auto it = report_.checkpoints.rbegin(); it != report_.checkpoints.rend(); ++it) {
+            if (it->complete) {
+                return CheckpointEntry{it->name, it->step};
+            }
+        }
+        return std::nullopt;
+    }
+
     void forecast_resume() {
         auto& resume = report_.resume;
-        const auto pick = last_checkpoint(fs_, dir_);
+        const auto pick = newest_checkpoint();
         if (!pick) {
             return;
         }
         resume.checkpoint = pick->name;
-        resume.complete = complete_checkpoint(fs_, dir_, pick->step);
+        resume.complete = report_.checkpoints.back().complete;
         load_checkpoint_callback(*pick, /*is_pick=*/true);
         if (resume.failure.empty()) {
             return;
         }
         // The resume fails: judge the sidecar and the link against what a resume from the last
         // complete checkpoint would hold, which is where the user goes next.
-        const auto fallback = last_complete_checkpoint(fs_, dir_);
+        const auto fallback = newest_complete_checkpoint();
         if (fallback && fallback->step != pick->step) {
             resume.fallback_checkpoint = fallback->name;
             load_checkpoint_callback(*fallback, /*is_pick=*/false);
@@ -199,8 +159,8 @@ class Inspector {
     void load_checkpoint_callback(const CheckpointEntry& checkpoint, bool is_pick) {
         const auto directory = path_of(checkpoint.name);
         if (is_pick && !report_.resume.complete) {
-            const auto why = incompleteness(fs_, directory, checkpoint.step);
-            const auto fallback = last_complete_checkpoint(fs_, dir_);
+            const auto why = why_checkpoint_is_incomplete(fs_, dir_, checkpoint.step);
+            const auto fallback = newest_complete_checkpoint();
             problem(
                 "incomplete_resume_checkpoint",
                 checkpoint.name +
@@ -348,53 +308,14 @@ class Inspector {
         if (!from_checkpoint) {
             callback_.reset();  // a fresh configuration, nothing a resume restores
         }
-        if (policy_state != nullptr) {
-            explain_ignored_sidecar(*policy_state);
-        }
-    }
-
-    // load() returned false: say why, since each reason means something different.
-    void explain_ignored_sidecar(const json& sidecar_state) {
-        const auto sidecar_policy = CheckpointEvaluationPolicy::from_state_dict(sidecar_state);
-        const auto& theirs = sidecar_policy.state();
-        const std::int64_t ours = callback_ ? callback_->policy().state().evaluation_count : 0;
-        const std::string against = callback_ ? callback_source_ : std::string("a fresh start");
-        if (theirs.evaluation_count < ours) {
-            problem("sidecar_older",
-                    "the sidecar records " + plural(theirs.evaluation_count, "evaluation") + " but " +
-                        against + " records " + std::to_string(ours) +
-                        ": the job stopped after writing the checkpoint and before on_save "
-                        "committed it. A resume ignores the sidecar and on_train_begin republishes "
-                        "it and final_checkpoint; nothing is lost.");
+        if (policy_state == nullptr) {
             return;
         }
-        if (theirs.evaluation_count == ours) {
-            if (callback_ && sidecar_state != callback_->policy().state_dict()) {
-                problem("sidecar_diverged", "the sidecar and " + against + " both record " +
-                                                plural(ours, "evaluation") +
-                                                " but disagree on the state; a resume keeps the checkpoint's "
-                                                "state and rewrites the sidecar.");
-            }
-            return;
+        auto finding = explain_ignored_sidecar(fs_, dir_, *policy_state,
+                                               callback_ ? &callback_->policy() : nullptr, callback_source_);
+        if (finding) {
+            report_.problems.push_back(std::move(*finding));
         }
-        const auto best = checkpoint_dir_name(theirs.best_step.value_or(0));
-        const auto lost = plural(theirs.evaluation_count - ours, "evaluation");
-        if (!theirs.best_step || !complete_checkpoint(fs_, dir_, *theirs.best_step)) {
-            const auto why = fs_.is_dir(path_of(best)) ? "is incomplete" : "does not exist";
-            problem("sidecar_uncommitted_best", "the sidecar names best " + best + ", which " + why +
-                                                    ": that save never committed. A resume "
-                                                    "ignores the sidecar and starts from " +
-                                                    against + ", losing " + lost +
-                                                    " (patience restarts from there). If " + best +
-                                                    " can be recovered, restore it first.");
-            return;
-        }
-        problem("sidecar_best_mismatch",
-                "the sidecar names best " + best + " with score " + python::float_repr(*theirs.best_score) +
-                    ", but " + best +
-                    " records another best: the sidecar belongs to an abandoned history. A resume "
-                    "ignores it and starts from " +
-                    against + ", losing " + lost + ".");
     }
 
     // ---- the policy a resume holds -----------------------------------------------------------------
@@ -410,17 +331,16 @@ class Inspector {
             resume.source = sidecar_source_ ? "sidecar" : "checkpoint";
         }
         if (state.stop_requested) {
-            problem("stop_requested", "the policy already requested a stop (" +
-                                          plural(state.lower_score_streak, "evaluation") +
-                                          " without improvement, patience " +
-                                          std::to_string(callback_->policy().settings().patience) +
-                                          "): a resume restores the stop and exits without training. Keep "
-                                          "final_checkpoint, or start "
-                                          "a new run to train further.");
+            problem("stop_requested",
+                    "the policy already requested a stop after " +
+                        plural(state.evaluation_count, "evaluation") + " (patience " +
+                        std::to_string(callback_->policy().settings().patience) +
+                        "): a resume restores the stop and exits without training. Keep the best checkpoint "
+                        "(final_checkpoint), or start a new run to train further.");
         }
         if (state.best_step && !state.best_is_external) {
             retained_best_ = *state.best_step;
-            if (!complete_checkpoint(fs_, dir_, *state.best_step)) {
+            if (!checkpoint_is_usable(fs_, dir_, *state.best_step)) {
                 problem("best_checkpoint_missing",
                         "the restored policy names best " + checkpoint_dir_name(*state.best_step) +
                             ", which is missing or incomplete: the retained model is gone.");
@@ -454,60 +374,11 @@ class Inspector {
                                   "); copy them elsewhere first if you need them.");
     }
 
-    // ---- final_checkpoint ---------------------------------------------------------------------------
-
-    std::string relink_hint() const {
-        if (!retained_best_) {
-            return "";
-        }
-        return " A resume re-points it at " + checkpoint_dir_name(*retained_best_) +
-               " in on_train_begin; to fix it now: ln -sfn " + checkpoint_dir_name(*retained_best_) + " " +
-               path_of(kFinalCheckpointLink);
-    }
-
     void check_final_checkpoint() {
-        const auto link = path_of(kFinalCheckpointLink);
-        auto& status = report_.final_checkpoint;
-        if (!fs_.is_symlink(link)) {
-            if (fs_.exists(link)) {
-                problem("link_not_symlink",
-                        std::string(kFinalCheckpointLink) +
-                            " exists but is not a symlink, so the callback cannot replace it "
-                            "atomically; move it aside.");
-            } else if (retained_best_) {
-                problem("link_missing", std::string(kFinalCheckpointLink) + " is missing although " +
-                                            checkpoint_dir_name(*retained_best_) + " is the retained best." +
-                                            relink_hint());
-            }
-            return;
-        }
-        status.target = fs_.readlink(link);
-        const auto step = final_checkpoint_step(fs_, dir_);
-        const auto quoted = "'" + *status.target + "'";
-        if (!fs_.exists(link)) {
-            problem("dangling_link", std::string(kFinalCheckpointLink) + " points at " + quoted +
-                                         ", which does not exist: loading final_checkpoint fails." +
-                                         relink_hint());
-            return;
-        }
-        if (!step) {
-            problem("link_foreign", std::string(kFinalCheckpointLink) + " points at " + quoted +
-                                        ", which is not a checkpoint-N directory of this output directory." +
-                                        relink_hint());
-            return;
-        }
-        if (!complete_checkpoint(fs_, dir_, *step)) {
-            problem("link_incomplete", std::string(kFinalCheckpointLink) + " points at " + quoted +
-                                           ", which is incomplete: " +
-                                           incompleteness(fs_, path_of(checkpoint_dir_name(*step)), *step) +
-                                           "." + relink_hint());
-            return;
-        }
-        status.valid = true;
-        if (retained_best_ && *step != *retained_best_) {
-            problem("link_not_best", std::string(kFinalCheckpointLink) + " points at " + quoted +
-                                         " but the retained best is " + checkpoint_dir_name(*retained_best_) +
-                                         "." + relink_hint());
+        auto verdict = inspect_final_checkpoint(fs_, dir_, retained_best_);
+        report_.final_checkpoint = std::move(verdict.status);
+        for (auto& finding : verdict.problems) {
+            report_.problems.push_back(std::move(finding));
         }
     }
 
@@ -526,48 +397,6 @@ class Inspector {
 
 OutputDirInspection inspect_output_dir(FileSystem& fs, const std::string& output_dir) {
     return Inspector(fs, output_dir).run();
-}
-
-json OutputDirInspection::to_json() const {
-    auto optional_string = [](const std::optional<std::string>& value) {
-        return value ? json(*value) : json();
-    };
-    auto findings = [](const std::vector<InspectionFinding>& list) {
-        json out = json::array();
-        for (const auto& finding : list) {
-            out.push_back({{"kind", finding.kind}, {"message", finding.message}});
-        }
-        return out;
-    };
-    json listed = json::array();
-    for (const auto& checkpoint : checkpoints) {
-        listed.push_back({{"name", checkpoint.name},
-                          {"step", checkpoint.step},
-                          {"complete", checkpoint.complete},
-                          {"detail", checkpoint.complete ? json() : json(checkpoint.detail)}});
-    }
-    return {
-        {"output_dir", output_dir},
-        {"consistent", consistent()},
-        {"checkpoints", std::move(listed)},
-        {"resume",
-         {{"checkpoint", optional_string(resume.checkpoint)},
-          {"complete", resume.complete},
-          {"policy_state", resume.policy_state ? *resume.policy_state : json()},
-          {"source", resume.source},
-          {"fails", !resume.failure.empty()},
-          {"failure", resume.failure.empty() ? json() : json(resume.failure)},
-          {"fallback_checkpoint", optional_string(resume.fallback_checkpoint)}}},
-        {"sidecar",
-         {{"present", sidecar.present},
-          {"evaluation_count", sidecar.evaluation_count ? json(*sidecar.evaluation_count) : json()},
-          {"restored", sidecar.restored}}},
-        {"final_checkpoint",
-         {{"target", optional_string(final_checkpoint.target)}, {"valid", final_checkpoint.valid}}},
-        {"temp_files", temp_files},
-        {"problems", findings(problems)},
-        {"notes", findings(notes)},
-    };
 }
 
 }  // namespace ckpt

@@ -73,10 +73,12 @@ SimFileSystem::Lookup SimFileSystem::lookup(FsView view, std::string_view path, 
     }
     // The directories from the root to where the walk stands. ".." pops it, which is the
     // physical parent even when the walk arrived through a symlink, as in the kernel.
-    // Inline storage: every operation resolves a path, and heap vectors here were a measurable
-    // share of a scenario's time. Paths deeper than 16 spill to the heap and still work.
-    boost::container::small_vector<InodeId, 16> dirs{kRoot};
-    boost::container::small_vector<std::string_view, 16> todo;
+    // Every operation resolves a path, and fresh heap vectors here were a measurable share of a
+    // scenario's time: reuse this thread's scratch space. lookup never re-enters itself.
+    thread_local std::vector<InodeId> dirs;
+    thread_local std::vector<std::string_view> todo;
+    dirs.assign(1, kRoot);
+    todo.clear();
     push_components(todo, path);
     int hops = 0;
     auto finish = [&](InodeId parent, std::string_view name, InodeId inode) {

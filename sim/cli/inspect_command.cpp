@@ -77,7 +77,8 @@ void print_human(const OutputDirInspection& report) {
     if (!resume.checkpoint) {
         std::cout << "no checkpoint, a resume starts from scratch";
     } else {
-        std::cout << "Transformers picks " << *resume.checkpoint << (resume.complete ? " (complete)" : " (INCOMPLETE)");
+        std::cout << "Transformers picks " << *resume.checkpoint
+                  << (resume.complete ? " (complete)" : " (INCOMPLETE)");
     }
     if (!resume.failure.empty()) {
         std::cout << "; the resume FAILS: " << resume.failure;
@@ -87,19 +88,25 @@ void print_human(const OutputDirInspection& report) {
     }
     std::cout << "\n";
     std::cout << "policy after resume: "
-              << (resume.policy_state ? describe_policy(*resume.policy_state) + " [from the " + resume.source + "]"
-                                      : std::string("unknown"))
+              << (resume.policy_state
+                      ? describe_policy(*resume.policy_state) + " [from the " + resume.source + "]"
+                      : std::string("unknown"))
               << "\n";
+    // After a failing resume the sidecar verdict is about the resume that follows the fix.
+    const auto resume_name = resume.failure.empty()       ? std::string("a resume")
+                             : resume.fallback_checkpoint ? "a resume from " + *resume.fallback_checkpoint
+                                                          : std::string("a fixed resume");
     std::cout << "sidecar: "
               << (!report.sidecar.present ? std::string("absent")
                   : report.sidecar.evaluation_count
-                      ? std::to_string(*report.sidecar.evaluation_count) + " evaluations" +
-                            (report.sidecar.restored ? ", restored by a resume" : ", not used by a resume")
+                      ? std::to_string(*report.sidecar.evaluation_count) + " evaluations, " +
+                            (report.sidecar.restored ? "restored by " : "not used by ") + resume_name
                       : std::string("unreadable"))
               << "\n";
     const auto& link = report.final_checkpoint;
     std::cout << "final_checkpoint: "
-              << (link.target ? "-> " + *link.target + (link.valid ? " (valid)" : " (NOT valid)") : std::string("absent"))
+              << (link.target ? "-> " + *link.target + (link.valid ? " (valid)" : " (NOT valid)")
+                              : std::string("absent"))
               << "\n";
     print_findings("problems", report.problems);
     print_findings("notes", report.notes);
@@ -135,7 +142,8 @@ int run_inspect(const InspectOptions& options) {
 Command add_inspect_command(CLI::App& parent) {
     auto options = std::make_shared<InspectOptions>();
     auto* command = parent.add_subcommand(
-        "inspect", "Explain a real training output directory: checkpoints, resume, sidecar, final_checkpoint");
+        "inspect",
+        "Explain a real training output directory: checkpoints, resume, sidecar, final_checkpoint");
     command->add_option("OUTPUT_DIR", options->output_dir, "The Trainer's output_dir")->required();
     command->add_flag("--json", options->json, "Print one JSON object instead of the report");
     return {command, [options]() { return run_inspect(*options); }};

@@ -14,18 +14,24 @@ std::string describe_faults(const sim::Scenario& scenario) {
         std::string item(sim::to_string(fault.action));
         switch (fault.action) {
             case sim::FaultAction::crash:
-                item += "@" + std::string(sim::to_string(fault.point)) + "#" +
-                        std::to_string(fault.occurrence) + "(" +
-                        (fault.scope == sim::CrashScope::job ? "job" : "rank " + std::to_string(fault.rank)) +
-                        ", " +
-                        (fault.kind == sim::CrashKind::process_kill
-                             ? std::string("process_kill")
-                             : "power_loss:" + std::string(sim::to_string(fault.power_loss))) +
-                        ")";
+                // Appended piece by piece: GCC 12 misreports "literal" + std::string chains
+                // (-Wrestrict, its bug 105329).
+                item.append("@").append(sim::to_string(fault.point)).append("#");
+                item.append(std::to_string(fault.occurrence)).append("(");
+                item.append(fault.scope == sim::CrashScope::job
+                                ? std::string("job")
+                                : std::string("rank ").append(std::to_string(fault.rank)));
+                item.append(", ");
+                if (fault.kind == sim::CrashKind::process_kill) {
+                    item.append("process_kill");
+                } else {
+                    item.append("power_loss:").append(sim::to_string(fault.power_loss));
+                }
+                item.append(")");
                 break;
             case sim::FaultAction::io_error:
-                item +=
-                    "(" + std::string(sim::to_string(fault.target)) + ")#" + std::to_string(fault.occurrence);
+                item.append("(").append(sim::to_string(fault.target)).append(")#");
+                item.append(std::to_string(fault.occurrence));
                 break;
             case sim::FaultAction::rank_death:
                 item += "(rank " + std::to_string(fault.rank) + ")@step" + std::to_string(fault.at_step);
@@ -50,8 +56,12 @@ ScenarioReport run_and_report(const sim::ScenarioFile& file, bool keep_trace, co
     }
     if (!report.result.ok()) {
         std::filesystem::create_directories(out_dir);
-        const auto path = out_dir + "/seed-" + std::to_string(file.scenario.seed) +
-                          (file.mutant ? "-" + std::string(mutants::name_of(*file.mutant)) : "") + ".json";
+        std::string path = out_dir;
+        path.append("/seed-").append(std::to_string(file.scenario.seed));
+        if (file.mutant) {
+            path.append("-").append(mutants::name_of(*file.mutant));
+        }
+        path.append(".json");
         auto saved = file;
         saved.expected = sim::verdicts(report.result, report.deterministic);
         saved.save(path);
