@@ -42,33 +42,33 @@ RUN_SCENARIO = re.compile(r"^ckpt::sim::run_scenario\(")
 
 # Calls the trainer model makes only to build an oracle's arguments. Matched on the caller's and
 # the callee's names; a pair that no longer exists simply matches nothing.
+EXPORT_STATEFUL_CALLBACKS = re.compile(r"^ckpt::export_stateful_callbacks(\[abi:cxx11\])?\(")
 ARGUMENT_PREPARATION = [
     # restore_from_checkpoint exports every restored callback only for after_callback_restore.
-    (re.compile(r"^ckpt::sim::RankTrainer::restore_from_checkpoint\("), re.compile(r"^ckpt::export_stateful_callbacks(\[abi:cxx11\])?\(")),
+    (re.compile(r"^ckpt::sim::RankTrainer::restore_from_checkpoint\("), EXPORT_STATEFUL_CALLBACKS),
     # write_trainer_state's `live` export feeds only the CheckpointRecord handed to the oracle.
-    (re.compile(r"^ckpt::sim::RankTrainer::write_trainer_state\("), re.compile(r"^ckpt::export_stateful_callbacks(\[abi:cxx11\])?\(")),
+    (re.compile(r"^ckpt::sim::RankTrainer::write_trainer_state\("), EXPORT_STATEFUL_CALLBACKS),
 ]
 
 
 def parse_call_edges(path):
     """Returns {(caller, callee): [calls, inclusive Ir]} and the profile's total Ir."""
-    names = {"fn": {}, "cfn": {}}
+    names = {}  # fn= and cfn= share one table of compressed names
     edges = collections.defaultdict(lambda: [0, 0])
     caller = callee = None
     pending_calls = None
     total = None
     compressed = re.compile(r"^\((\d+)\)(?: (.*))?$")
 
-    def resolve(kind, text):
+    def resolve(text):
         match = compressed.match(text)
         if not match:
             return text
         ident, name = match.groups()
-        # fn and cfn share one name table in callgrind's compression.
         if name is not None:
-            names["fn"][ident] = name
+            names[ident] = name
             return name
-        return names["fn"].get(ident, text)
+        return names.get(ident, text)
 
     with open(path, encoding="utf-8", errors="replace") as profile:
         for line in profile:
@@ -83,9 +83,9 @@ def parse_call_edges(path):
                     pending_calls = None
                     continue
             if line.startswith("fn="):
-                caller = resolve("fn", line[3:])
+                caller = resolve(line[3:])
             elif line.startswith("cfn="):
-                callee = resolve("cfn", line[4:])
+                callee = resolve(line[4:])
             elif line.startswith("calls="):
                 pending_calls = int(line[6:].split()[0])
             elif line.startswith("summary:") or line.startswith("totals:"):
@@ -174,7 +174,8 @@ def perf_estimate(binary, repetitions):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary", nargs="?", default="build/release/bench/ckpt_bench")
     parser.add_argument("--profile", help="an existing callgrind.out of BM_SimSwarmOracleShare")
     parser.add_argument("--perf", action="store_true", help="estimate from perf samples instead")

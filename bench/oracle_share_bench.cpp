@@ -5,8 +5,10 @@
 // runs. Instead this benchmark runs one fixed block of default-swarm seeds, exactly the same
 // scenarios on every run, and bench/oracle_share.py profiles it under callgrind: the share is
 // the inclusive cost of every call into ckpt::sim::Oracles from outside it, over the inclusive
-// cost of run_scenario. Timed normally it is also a swarm figure that, unlike BM_SimSwarm (whose
-// seed count follows the time budget), is comparable across commits scenario for scenario.
+// cost of run_scenario (its --perf mode gives a sampled time share as a cross-check).
+//
+// Timed normally it is also a swarm figure that, unlike BM_SimSwarm (whose seed count follows
+// the time budget), compares commits scenario for scenario.
 #include <cstdint>
 #include <string>
 

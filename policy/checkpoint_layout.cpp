@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/file_system_error.hpp"
 #include "policy/mutants.hpp"
 #include "policy/trainer_state_probe.hpp"
 
@@ -54,13 +55,25 @@ bool is_complete_checkpoint(FileSystem& fs, const std::string& output_dir, std::
     if (!fs.exists(state_path)) {
         return false;
     }
-    return probe_global_step(fs.read_file(state_path)) == step;
+    // Unreadable (a directory in its place, EACCES) is not complete either: callers treat an
+    // incomplete checkpoint as absent, never as an error that stops a resume.
+    try {
+        return probe_global_step(fs.read_file(state_path)) == step;
+    } catch (const FileSystemError&) {
+        return false;
+    }
 }
 
 bool checkpoint_records_best(FileSystem& fs, const std::string& output_dir, std::int64_t step,
                              double best_score) {
     const auto path = join_path(join_path(output_dir, checkpoint_dir_name(step)), kTrainerStateName);
-    const auto state = nlohmann::json::parse(fs.read_file(path), nullptr, /*allow_exceptions=*/false);
+    std::string bytes;
+    try {
+        bytes = fs.read_file(path);
+    } catch (const FileSystemError&) {
+        return false;
+    }
+    const auto state = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
     const auto callbacks = state.is_object() ? state.find("stateful_callbacks") : state.end();
     if (!state.is_object() || callbacks == state.end() || !callbacks->is_object()) {
         return true;

@@ -17,19 +17,17 @@ constexpr const char* kStepMessage = "checkpoint evaluation step must be a non-n
 
 }  // namespace
 
-double check_finite_score(double score) {
-    if (!std::isfinite(score)) {
-        throw_non_finite(python::float_repr(score));
-    }
-    return score;
+namespace detail {
+
+void throw_non_finite_score(double score) {
+    throw_non_finite(python::float_repr(score));
 }
 
-std::int64_t check_step(std::int64_t step) {
-    if (step < 0) {
-        throw ValueError(kStepMessage);
-    }
-    return step;
+void throw_bad_step() {
+    throw ValueError(kStepMessage);
 }
+
+}  // namespace detail
 
 double coerce_finite_score(const nlohmann::json& score) {
     double value = 0.0;

@@ -21,7 +21,7 @@ std::optional<InspectionFinding> explain_ignored_sidecar(FileSystem& fs, const s
     const auto sidecar_policy = CheckpointEvaluationPolicy::from_state_dict(sidecar_state);
     const auto& theirs = sidecar_policy.state();
     const std::int64_t ours = resumed != nullptr ? resumed->state().evaluation_count : 0;
-    const std::string against = resumed != nullptr ? resumed_from : std::string("a fresh start");
+    const std::string against = resumed != nullptr ? resumed_from : std::string("scratch");
     if (theirs.evaluation_count < ours) {
         return InspectionFinding{
             "sidecar_older", "the sidecar records " + evaluations(theirs.evaluation_count) + " but " +
@@ -42,13 +42,14 @@ std::optional<InspectionFinding> explain_ignored_sidecar(FileSystem& fs, const s
     const auto best = checkpoint_dir_name(theirs.best_step.value_or(0));
     const auto lost = evaluations(theirs.evaluation_count - ours);
     if (!theirs.best_step || !checkpoint_is_usable(fs, output_dir, *theirs.best_step)) {
-        const auto why = fs.is_dir(join_path(output_dir, best)) ? "is incomplete" : "does not exist";
-        return InspectionFinding{
-            "sidecar_uncommitted_best",
-            "the sidecar names best " + best + ", which " + why +
-                ": that save never committed. A resume ignores the sidecar and starts from " + against +
-                ", losing " + lost + " (patience restarts from there). If " + best +
-                " can be recovered, restore it first."};
+        const auto why = fs.is_dir(join_path(output_dir, best)) ? "is incomplete: its save never committed"
+                                                                : "does not exist: its save never committed, "
+                                                                  "or it was deleted";
+        return InspectionFinding{"sidecar_uncommitted_best",
+                                 "the sidecar names best " + best + ", which " + why +
+                                     ". A resume ignores the sidecar and starts from " + against +
+                                     ", losing " + lost + " (patience restarts from there). If " + best +
+                                     " can be recovered, restore it first."};
     }
     return InspectionFinding{
         "sidecar_best_mismatch",

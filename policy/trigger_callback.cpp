@@ -1,6 +1,7 @@
 #include "policy/trigger_callback.hpp"
 
 #include <algorithm>
+#include <unistd.h>
 
 #include "policy/atomic_write.hpp"
 #include "policy/checkpoint_layout.hpp"
@@ -249,11 +250,12 @@ void TriggerCallback::commit_saved_checkpoint(std::int64_t step) {
 // ---- the sidecar ---------------------------------------------------------------------------
 
 std::string TriggerCallback::next_temp_path(const std::string& path) {
-    // Unique per write within a process; a leftover from a killed writer is removed by rank 0
-    // in on_train_begin, and a collision with one would only truncate it. No pid or clock is
-    // used, so simulated runs stay byte-for-byte reproducible.
+    // Unique per write within a process, and per process through the tag; a leftover from a
+    // killed writer is removed by rank 0 in on_train_begin.
     temp_counter_ += 1;
-    return join_path(parent_path(path), std::string(kSidecarTempPrefix) + std::to_string(temp_counter_));
+    const auto tag = config_.temp_file_tag.empty() ? std::to_string(::getpid()) : config_.temp_file_tag;
+    return join_path(parent_path(path),
+                     std::string(kSidecarTempPrefix) + tag + "-" + std::to_string(temp_counter_));
 }
 
 std::optional<std::string> TriggerCallback::persist(std::optional<bool> is_world_process_zero) {

@@ -24,6 +24,11 @@ struct TriggerCallbackConfig {
     std::optional<std::int64_t> regular_steps;
     std::int64_t save_total_limit = 1;
     std::optional<std::string> output_dir;
+    // Names this process's sidecar temp files (".checkpoint_eval_state.json.tmp-<tag>-<n>"), so two
+    // processes writing one output_dir (a stale rank 0 beside a new job) never share a temp
+    // file. Empty means the process id; the simulator sets a fixed tag so traces stay
+    // reproducible across processes.
+    std::string temp_file_tag;
 };
 
 // A port of the seed's CheckpointEvaluationTriggerCallback.
@@ -44,7 +49,9 @@ class TriggerCallback final : public ExportableState {
     // regular_steps > 0. Throws ValueError.
     TriggerCallback(TriggerCallbackConfig config, FileSystem& fs, Collective& collective);
     // Rebuilds a callback from state(): the saved args override, then the attributes.
-    static TriggerCallback from_state(const nlohmann::json& state, FileSystem& fs, Collective& collective);
+    // `temp_file_tag` is process-local configuration, never part of the saved state.
+    static TriggerCallback from_state(const nlohmann::json& state, FileSystem& fs, Collective& collective,
+                                      std::string temp_file_tag = {});
 
     // Transformers callback events.
     void on_train_begin(const TrainingArguments& args, const TrainerStateView& state,

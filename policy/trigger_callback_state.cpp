@@ -59,7 +59,8 @@ json TriggerCallback::state() const {
     return JsonObject().add("args", std::move(args)).add("attributes", attributes.build()).build();
 }
 
-TriggerCallback TriggerCallback::from_state(const json& state, FileSystem& fs, Collective& collective) {
+TriggerCallback TriggerCallback::from_state(const json& state, FileSystem& fs, Collective& collective,
+                                            std::string temp_file_tag) {
     const json& args = member_or_empty(state, "args");
     const json& attributes = member_or_empty(state, "attributes");
 
@@ -85,6 +86,7 @@ TriggerCallback TriggerCallback::from_state(const json& state, FileSystem& fs, C
         config.output_dir = python::str(output_dir);
     }
 
+    config.temp_file_tag = std::move(temp_file_tag);
     TriggerCallback callback(std::move(config), fs, collective);
     callback.pending_checkpoint_evaluation_ =
         python::truthy(get_or(attributes, "pending_checkpoint_evaluation", false));

@@ -22,6 +22,7 @@ TriggerCallbackConfig trigger_config(const Scenario& s) {
     config.gate_steps = s.gate_steps;
     config.regular_steps = s.regular_steps;
     config.save_total_limit = s.save_total_limit;
+    config.temp_file_tag = "sim";
     return config;
 }
 
@@ -72,7 +73,7 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     registry.add("CheckpointEvaluationTriggerCallback",
                  [this](const json& saved) -> std::unique_ptr<ExportableState> {
                      return std::make_unique<TriggerCallback>(
-                         TriggerCallback::from_state(saved, job_.fs, collective_));
+                         TriggerCallback::from_state(saved, job_.fs, collective_, "sim"));
                  });
     std::vector<std::unique_ptr<ExportableState>> configured;
     for (auto& callback : callbacks_) {

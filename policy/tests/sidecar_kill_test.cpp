@@ -5,18 +5,17 @@
 // kill lands on (inside write, before the fsync, between fsync and rename, after the rename),
 // the sidecar must be a whole state that was announced, and a fresh callback must restore it
 // and remove the temp file the writer left behind.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
+#include <signal.h>
 #include <string>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include <gtest/gtest.h>

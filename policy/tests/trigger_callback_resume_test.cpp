@@ -127,8 +127,9 @@ TYPED_TEST(TriggerCallbackResume, RecoversLinkAndSidecarAfterACrashBeforeOnSave)
     auto callback = TriggerCallback::from_state(second, this->fs(), this->collective_);
     this->begin(callback);
     EXPECT_EQ(this->fs().readlink(this->link_path()), "checkpoint-20");
-    EXPECT_EQ(this->read_json(this->sidecar_path()),
-              json({{"version", 1}, {"checkpoint_eval_state", second["attributes"]["checkpoint_eval_state"]}}));
+    EXPECT_EQ(
+        this->read_json(this->sidecar_path()),
+        json({{"version", 1}, {"checkpoint_eval_state", second["attributes"]["checkpoint_eval_state"]}}));
     EXPECT_THAT(list_checkpoints(this->fs(), this->root()), ::testing::SizeIs(1));
     EXPECT_TRUE(this->fs().is_dir(this->at("checkpoint-20")));
 }
@@ -207,8 +208,9 @@ TYPED_TEST(TriggerCallbackResume, ANonZeroRankAdoptsRankZerosRestoreWithoutTouch
 TYPED_TEST(TriggerCallbackResume, ANonZeroRankRaisesRankZerosRestoreError) {
     ForbiddenFileSystem forbidden;
     ScriptedRankOneCollective collective;
-    collective.rank_zero_outcomes = {
-        json{{"ok", false}, {"error_type", "ValueError"}, {"error", "Cannot load checkpoint evaluation metadata"}}};
+    collective.rank_zero_outcomes = {json{{"ok", false},
+                                          {"error_type", "ValueError"},
+                                          {"error", "Cannot load checkpoint evaluation metadata"}}};
     TriggerCallback callback(this->config(), forbidden, collective);
     TrainerControl control;
     try {
@@ -231,15 +233,17 @@ TYPED_TEST(TriggerCallbackResume, ANonZeroRankRefusesAMalformedOutcome) {
         callback.on_train_begin({.output_dir = this->root()}, {.is_world_process_zero = false}, control);
         FAIL() << "expected RuntimeError";
     } catch (const RuntimeError& error) {
-        EXPECT_STREQ(error.what(),
-                     "checkpoint evaluation sidecar policy restore did not receive a valid rank-zero outcome");
+        EXPECT_STREQ(
+            error.what(),
+            "checkpoint evaluation sidecar policy restore did not receive a valid rank-zero outcome");
     }
     collective.rank_zero_outcomes = {json{{"ok", true}, {"loaded", true}}};
     try {
         callback.on_train_begin({.output_dir = this->root()}, {.is_world_process_zero = false}, control);
         FAIL() << "expected RuntimeError";
     } catch (const RuntimeError& error) {
-        EXPECT_STREQ(error.what(), "checkpoint evaluation sidecar policy restore received no valid policy state");
+        EXPECT_STREQ(error.what(),
+                     "checkpoint evaluation sidecar policy restore received no valid policy state");
     }
 }
 

@@ -55,7 +55,8 @@ class TriggerCallbackSave : public TriggerCallbackTest<Backend> {
     }
 
     std::string incomplete_message(std::int64_t step) {
-        return "checkpoint evaluation saved checkpoint publication failed on global rank zero (RuntimeError): "
+        return "checkpoint evaluation saved checkpoint publication failed on global rank zero "
+               "(RuntimeError): "
                "checkpoint evaluation expected native Trainer to write the new best checkpoint before "
                "on_save: " +
                this->at(checkpoint_dir_name(step));
@@ -116,7 +117,8 @@ TYPED_TEST(TriggerCallbackSave, SidecarHasTheSeedsIndentedShape) {
     const auto text = this->fs().read_file(this->sidecar_path());
     // json.dump(indent=2, sort_keys=True) plus the seed's trailing newline.
     EXPECT_EQ(text.rfind("{\n  \"checkpoint_eval_state\": {\n    \"patience\": 3,\n", 0), 0U) << text;
-    EXPECT_NE(text.find("\n    \"state\": {\n      \"best_is_external\": false,\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n    \"state\": {\n      \"best_is_external\": false,\n"), std::string::npos)
+        << text;
     EXPECT_EQ(text.substr(text.size() - 17), "  \"version\": 1\n}\n");
     EXPECT_EQ(this->read_json(this->sidecar_path())["checkpoint_eval_state"]["state"]["best_step"], 10);
 }
@@ -200,9 +202,10 @@ TYPED_TEST(TriggerCallbackSave, NonZeroRankTakesPartInTheCollectivesButNeverTouc
         callback.on_save({.global_step = 10}, control);
         FAIL() << "expected RuntimeError";
     } catch (const RuntimeError& error) {
-        EXPECT_STREQ(error.what(),
-                     "checkpoint evaluation saved checkpoint publication failed on global rank zero (OSError): "
-                     "rename: No space left on device");
+        EXPECT_STREQ(
+            error.what(),
+            "checkpoint evaluation saved checkpoint publication failed on global rank zero (OSError): "
+            "rename: No space left on device");
     }
     EXPECT_EQ(collective.barriers, 1);
     EXPECT_EQ(collective.broadcasts, 3);

@@ -22,7 +22,9 @@ class TriggerCallbackSidecar : public TriggerCallbackTest<Backend> {
   protected:
     TriggerCallback make() { return TriggerCallback(this->config(), this->fs(), this->collective_); }
 
-    void write_sidecar(const json& payload) { this->fs().write_file(this->sidecar_path(), payload.dump(2) + "\n"); }
+    void write_sidecar(const json& payload) {
+        this->fs().write_file(this->sidecar_path(), payload.dump(2) + "\n");
+    }
 
     // A sidecar as the seed writes it, for a policy that observed `scores` at steps 10, 20, ...
     json sidecar_after(std::initializer_list<double> scores, PolicySettings settings = {}) {
@@ -116,7 +118,8 @@ TYPED_TEST(TriggerCallbackSidecar, MissingSidecarLoadsNothing) {
 TYPED_TEST(TriggerCallbackSidecar, BadJsonIsAnErrorNamingThePath) {
     this->fs().write_file(this->sidecar_path(), "{\"version\": 1, \"checkpoint_eval_");
     auto callback = this->make();
-    EXPECT_EQ(this->load_error(callback), "Cannot load checkpoint evaluation metadata from " + this->sidecar_path());
+    EXPECT_EQ(this->load_error(callback),
+              "Cannot load checkpoint evaluation metadata from " + this->sidecar_path());
 }
 
 TYPED_TEST(TriggerCallbackSidecar, ASidecarThatIsNotAMappingIsAnError) {
@@ -150,7 +153,8 @@ TYPED_TEST(TriggerCallbackSidecar, ASidecarWithOtherSettingsIsRefusedAndChangesN
     this->write_sidecar(this->sidecar_after({0.5}, PolicySettings{.patience = 5}));
     write_checkpoint(this->fs(), this->root(), 10);
     auto callback = this->make();
-    EXPECT_EQ(this->load_error(callback), "resumed checkpoint evaluation patience does not match configuration");
+    EXPECT_EQ(this->load_error(callback),
+              "resumed checkpoint evaluation patience does not match configuration");
     EXPECT_EQ(callback.policy().state().evaluation_count, 0);
 }
 

@@ -19,7 +19,9 @@ using ::testing::HasSubstr;
 template <typename Backend>
 class TriggerCallbackEvents : public TriggerCallbackTest<Backend> {
   protected:
-    TriggerCallback make(TriggerCallbackConfig config) { return TriggerCallback(config, this->fs(), this->collective_); }
+    TriggerCallback make(TriggerCallbackConfig config) {
+        return TriggerCallback(config, this->fs(), this->collective_);
+    }
     TriggerCallback make() { return make(this->config()); }
 };
 TYPED_TEST_SUITE(TriggerCallbackEvents, Backends, BackendNames);
@@ -267,7 +269,9 @@ TYPED_TEST(TriggerCallbackEvents, RecordsADecisionReceivedAsAMapping) {
     auto callback = this->make();
     callback.record_checkpoint_evaluation_decision(callback.policy().observe(0.5, 10).to_dict());
     EXPECT_EQ(callback.pending_checkpoint_save_step(), 10);
-    EXPECT_THAT(value_error_of([&] { callback.record_checkpoint_evaluation_decision(json{{"score", 1.0}}); }),
+    EXPECT_THAT(value_error_of([&] {
+                    callback.record_checkpoint_evaluation_decision(json{{"score", 1.0}});
+                }),
                 HasSubstr("checkpoint evaluation decision missing fields"));
 }
 

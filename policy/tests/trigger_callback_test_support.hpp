@@ -144,7 +144,9 @@ class RecordingFileSystem final : public FileSystem {
     }
 
   private:
-    void log(const char* operation, const std::string& path) { calls.push_back(std::string(operation) + " " + path); }
+    void log(const char* operation, const std::string& path) {
+        calls.push_back(std::string(operation) + " " + path);
+    }
     FileSystem& inner_;
 };
 

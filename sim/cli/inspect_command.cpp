@@ -90,7 +90,8 @@ void print_human(const OutputDirInspection& report) {
     std::cout << "policy after resume: "
               << (resume.policy_state
                       ? describe_policy(*resume.policy_state) + " [from the " + resume.source + "]"
-                      : std::string("unknown"))
+                  : !resume.failure.empty() ? std::string("none, the resume fails")
+                                            : std::string("as configured, no saved policy state applies"))
               << "\n";
     // After a failing resume the sidecar verdict is about the resume that follows the fix.
     const auto resume_name = resume.failure.empty()       ? std::string("a resume")

@@ -9,11 +9,9 @@ int main(int argc, char** argv) {
     CLI::App app{"ckptsim: deterministic simulation and property testing of best-only checkpoint retention"};
     app.require_subcommand(1);
     const std::vector<ckpt::cli::Command> commands{
-        ckpt::cli::add_policy_command(app),
-        ckpt::cli::add_run_command(app),
-        ckpt::cli::add_replay_command(app),
-        ckpt::cli::add_explore_command(app),
-        ckpt::cli::add_mutants_command(app),
+        ckpt::cli::add_policy_command(app),  ckpt::cli::add_run_command(app),
+        ckpt::cli::add_replay_command(app),  ckpt::cli::add_explore_command(app),
+        ckpt::cli::add_mutants_command(app), ckpt::cli::add_inspect_command(app),
     };
 
     try {

@@ -99,13 +99,15 @@ int run_mutants(const MutantsOptions& o) {
 
 Command add_mutants_command(CLI::App& parent) {
     auto o = std::make_shared<MutantsOptions>();
-    auto* command = parent.add_subcommand("mutants", "Run the swarm against each catalogue mutant: the kill table");
+    auto* command =
+        parent.add_subcommand("mutants", "Run the swarm against each catalogue mutant: the kill table");
     command->add_option("--budget", o->budget, "Scenarios per mutant before it counts as surviving")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     command->add_option("--jobs", o->jobs, "Worker threads (default: one per core)");
     command->add_option("--only", o->only, "Only these mutants (repeatable)");
-    command->add_option("--out", o->out_dir, "Where each mutant's counterexample is saved")->capture_default_str();
+    command->add_option("--out", o->out_dir, "Where each mutant's counterexample is saved")
+        ->capture_default_str();
     command->add_flag("--json", o->json, "Print {\"mutants\": [...]} as JSON");
     command->add_flag("--list", o->list, "List the catalogue and what each mutant breaks");
     return {command, [o]() { return run_mutants(*o); }};

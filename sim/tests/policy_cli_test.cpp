@@ -141,13 +141,18 @@ json error(const std::string& kind, const std::string& message) {
 }
 
 std::string observe(const std::string& score, const std::string& step) {
-    return R"({"observe": {"score": )" + score + R"(, "step": )" + step + "}}";
+    std::string line = R"({"observe": {"score": )";
+    line += score;
+    line += R"(, "step": )";
+    line += step;
+    line += "}}";
+    return line;
 }
 
 TEST_F(PolicyCli, ObserveSequenceRunsThroughInitialImprovedLowerAndStop) {
     const auto run =
-        policy({"--patience", "2"}, observe("0.5", "10") + observe("0.7", "20") + observe("0.6", "30") +
-                                        observe("0.5", "40") + observe("0.9", "50"));
+        policy({"--patience", "2"}, {observe("0.5", "10"), observe("0.7", "20"), observe("0.6", "30"),
+                                     observe("0.5", "40"), observe("0.9", "50")});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 5U) << run.out;
     EXPECT_EQ(run.lines[0], json({{"decision", decision(0.5, 10, true, false, "initial", 0.5, 10, 0, 1)},
@@ -167,7 +172,7 @@ TEST_F(PolicyCli, ObserveSequenceRunsThroughInitialImprovedLowerAndStop) {
 
 // 0.5, then 0.4 (lower, streak 1), then 0.5 again: the tie policy alone decides the third answer.
 TEST_F(PolicyCli, EachTiePolicyDecidesAnEqualScore) {
-    const auto input = observe("0.5", "10") + observe("0.4", "20") + observe("0.5", "30");
+    const std::vector<std::string> input{observe("0.5", "10"), observe("0.4", "20"), observe("0.5", "30")};
     struct Case {
         const char* flag;
         json tie;
@@ -196,7 +201,7 @@ TEST_F(PolicyCli, EachTiePolicyDecidesAnEqualScore) {
 TEST_F(PolicyCli, CountedTiesExhaustPatienceAndThePolicyNameIsNormalised) {
     // The seed trims and lower-cases tie_policy, and the state records the normalised name.
     const auto run = policy({"--tie-policy", " COUNT ", "--patience", "2"},
-                            observe("0.5", "10") + observe("0.5", "20") + observe("0.5", "30"));
+                            {observe("0.5", "10"), observe("0.5", "20"), observe("0.5", "30")});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 3U) << run.out;
     EXPECT_EQ(run.lines[1].at("decision"), decision(0.5, 20, false, false, "tie_counted", 0.5, 10, 1, 2));
@@ -208,8 +213,8 @@ TEST_F(PolicyCli, CountedTiesExhaustPatienceAndThePolicyNameIsNormalised) {
 TEST_F(PolicyCli, WarmUpNeverConsumesPatienceButStillImproves) {
     // patience 1: any counted drop stops at once, so only warm-up keeps this run alive to 100.
     const auto run = policy({"--patience", "1", "--patience-start-step", "100", "--tie-policy", "count"},
-                            observe("0.5", "10") + observe("0.4", "20") + observe("0.5", "30") +
-                                observe("0.6", "40") + observe("0.5", "99") + observe("0.5", "100"));
+                            {observe("0.5", "10"), observe("0.4", "20"), observe("0.5", "30"),
+                             observe("0.6", "40"), observe("0.5", "99"), observe("0.5", "100")});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 6U) << run.out;
     EXPECT_EQ(run.lines[0].at("decision").at("reason"), "initial");
@@ -227,11 +232,9 @@ TEST_F(PolicyCli, WarmUpNeverConsumesPatienceButStillImproves) {
 }
 
 TEST_F(PolicyCli, BaselineIsAReferenceNotAnEvaluation) {
-    const auto run = policy({}, R"({"baseline": {"score": 0.3}})"
-                                "\n" +
-                                    observe("0.3", "10") + observe("0.25", "20") + observe("0.35", "30") +
-                                    R"({"baseline": {"score": 0.9, "step": 40}})"
-                                    "\n");
+    const auto run =
+        policy({}, {R"({"baseline": {"score": 0.3}})", observe("0.3", "10"), observe("0.25", "20"),
+                    observe("0.35", "30"), R"({"baseline": {"score": 0.9, "step": 40}})"});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 5U) << run.out;
     // Step defaults to 0; the baseline counts no evaluation.
@@ -246,8 +249,7 @@ TEST_F(PolicyCli, BaselineIsAReferenceNotAnEvaluation) {
 }
 
 TEST_F(PolicyCli, BaselineTakesAnExplicitStep) {
-    const auto run = policy({}, R"({"baseline": {"score": 0.2, "step": 5}})"
-                                "\n");
+    const auto run = policy({}, {R"({"baseline": {"score": 0.2, "step": 5}})"});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 1U) << run.out;
     EXPECT_EQ(run.lines[0], json({{"state", state_dict(3, "reset", 0, 0.2, 5, 0, 0, false, true)}}));
@@ -256,11 +258,11 @@ TEST_F(PolicyCli, BaselineTakesAnExplicitStep) {
 TEST_F(PolicyCli, LoadRestoresAStateDictAndRefusesAMismatchWithoutChangingIt) {
     const auto saved = state_dict(3, "reset", 0, 0.8, 40, 2, 5, false, false);
     const auto after_stop = state_dict(3, "reset", 0, 0.8, 40, 3, 6, true, false);
-    const auto run = policy(
-        {}, json({{"load", saved}}).dump() + "\n" + observe("0.7", "50") +
-                json({{"load", state_dict(4, "reset", 0, 0.1, 1, 0, 1, false, false)}}).dump() + "\n" +
-                json({{"load", state_dict(3, "stop", 0, 0.1, 1, 0, 1, false, false)}}).dump() + "\n" +
-                R"({"load": {"version": 2, "state": {}}})" + "\n" + R"({"load": {"best_step": 7}})" + "\n");
+    const auto run =
+        policy({}, {json({{"load", saved}}).dump(), observe("0.7", "50"),
+                    json({{"load", state_dict(4, "reset", 0, 0.1, 1, 0, 1, false, false)}}).dump(),
+                    json({{"load", state_dict(3, "stop", 0, 0.1, 1, 0, 1, false, false)}}).dump(),
+                    R"({"load": {"version": 2, "state": {}}})", R"({"load": {"best_step": 7}})"});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 6U) << run.out;
     EXPECT_EQ(run.lines[0], json({{"state", saved}}));
@@ -285,18 +287,15 @@ TEST_F(PolicyCli, LoadRestoresAStateDictAndRefusesAMismatchWithoutChangingIt) {
 }
 
 TEST_F(PolicyCli, LoadAcceptsAFlatPayloadWithoutState) {
-    const auto run = policy({}, R"({"load": {"best_score": 0.6, "best_step": 7, "evaluation_count": 1}})"
-                                "\n");
+    const auto run = policy({}, {R"({"load": {"best_score": 0.6, "best_step": 7, "evaluation_count": 1}})"});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 1U) << run.out;
     EXPECT_EQ(run.lines[0], json({{"state", state_dict(3, "reset", 0, 0.6, 7, 0, 1, false, false)}}));
 }
 
 TEST_F(PolicyCli, NonFiniteScoresAreValueErrorsThatChangeNothing) {
-    const auto run = policy({}, observe("0.5", "10") + observe(R"("nan")", "20") + observe(R"("inf")", "20") +
-                                    observe(R"("-inf")", "20") +
-                                    R"({"baseline": {"score": "nan"}})"
-                                    "\n");
+    const auto run = policy({}, {observe("0.5", "10"), observe(R"("nan")", "20"), observe(R"("inf")", "20"),
+                                 observe(R"("-inf")", "20"), R"({"baseline": {"score": "nan"}})"});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 5U) << run.out;
     const auto unchanged = state_dict(3, "reset", 0, 0.5, 10, 0, 1, false, false);
@@ -312,8 +311,8 @@ TEST_F(PolicyCli, NonFiniteScoresAreValueErrorsThatChangeNothing) {
 }
 
 TEST_F(PolicyCli, StepRulesFollowTheSeed) {
-    const auto run = policy({}, observe("0.5", "true") + observe("0.5", "3.5") + observe("0.5", R"("3")") +
-                                    observe("0.5", "-1") + observe("0.5", "3.0"));
+    const auto run = policy({}, {observe("0.5", "true"), observe("0.5", "3.5"), observe("0.5", R"("3")"),
+                                 observe("0.5", "-1"), observe("0.5", "3.0")});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 5U) << run.out;
     const auto empty = state_dict(3, "reset", 0, nullptr, nullptr, 0, 0, false, false);
@@ -328,12 +327,9 @@ TEST_F(PolicyCli, StepRulesFollowTheSeed) {
 }
 
 TEST_F(PolicyCli, InputErrorsAreAnsweredInPlaceAndExitTwo) {
-    const auto run = policy({}, observe("0.5", "10") + "{not json\n" + observe("0.4", "20") +
-                                    R"({"bogus": {}})"
-                                    "\n" +
-                                    R"({"observe": {"score": 0.1, "step": 30, "extra": 1}})"
-                                    "\n" +
-                                    observe("0.3", "40"));
+    const auto run =
+        policy({}, {observe("0.5", "10"), "{not json", observe("0.4", "20"), R"({"bogus": {}})",
+                    R"({"observe": {"score": 0.1, "step": 30, "extra": 1}})", observe("0.3", "40")});
     EXPECT_EQ(run.exit_code, 2);
     ASSERT_EQ(run.lines.size(), 6U) << run.out;
     for (const std::size_t bad : {1U, 3U, 4U}) {
@@ -350,7 +346,7 @@ TEST_F(PolicyCli, InputErrorsAreAnsweredInPlaceAndExitTwo) {
 }
 
 TEST_F(PolicyCli, BlankLinesAreSkipped) {
-    const auto run = policy({}, "\n" + observe("0.5", "10") + "   \n\t\n" + observe("0.6", "20") + "\n");
+    const auto run = policy({}, {"", observe("0.5", "10"), "   ", "\t", observe("0.6", "20"), ""});
     EXPECT_EQ(run.exit_code, 0) << run.err;
     ASSERT_EQ(run.lines.size(), 2U) << run.out;
     EXPECT_EQ(run.lines[0].at("decision").at("reason"), "initial");
@@ -370,7 +366,7 @@ TEST_F(PolicyCli, BadFlagsExitTwoNamingTheFlag) {
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.flags[0] + " " + c.flags[1]);
-        const auto run = policy(c.flags, observe("0.5", "10"));
+        const auto run = policy(c.flags, {observe("0.5", "10")});
         EXPECT_EQ(run.exit_code, 2);
         EXPECT_THAT(run.err, HasSubstr(c.named));
         EXPECT_TRUE(run.out.empty()) << run.out;  // no policy ran, so nothing was answered
@@ -387,10 +383,13 @@ TEST_F(PolicyCli, DoublesRoundTripExactly) {
         {"5e-324", 4.9406564584124654e-324},
         {"1.7976931348623157e+308", 1.7976931348623157e308},
     };
-    std::string input;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        input += R"({"load": {"best_score": )" + values[i].first +
-                 R"(, "best_step": 1, "evaluation_count": 1}})" + "\n" + observe(values[i].first, "2");
+    std::vector<std::string> input;
+    for (const auto& [text, value] : values) {
+        std::string load = R"({"load": {"best_score": )";
+        load += text;
+        load += R"(, "best_step": 1, "evaluation_count": 1}})";
+        input.push_back(load);
+        input.push_back(observe(text, "2"));
     }
     const auto run = policy({"--tie-policy", "ignore"}, input);
     EXPECT_EQ(run.exit_code, 0) << run.err;

@@ -1,0 +1,18 @@
+// P5 commit: a restored best_step that names a checkpoint which was never completely written
+// would make the policy protect (and link to) nothing. Crashes inside the checkpoint write and
+// corrupted checkpoints are what threaten it.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "properties/property_check.hpp"
+#include "properties/scenario_generators.hpp"
+
+namespace ckpt::properties {
+namespace {
+
+RC_GTEST_PROP(P05Commit, RestoredBestNamesACompleteCheckpoint, ()) {
+    check_property(sim::Property::P5, *gen_scenario());
+}
+
+}  // namespace
+}  // namespace ckpt::properties

@@ -1,0 +1,18 @@
+// P12 liveness: a run must reach max_steps or a policy stop, or end because of an injected
+// fault that explains it; a job that fails for no reason, or never finishes, is a bug even when
+// every safety property holds.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "properties/property_check.hpp"
+#include "properties/scenario_generators.hpp"
+
+namespace ckpt::properties {
+namespace {
+
+RC_GTEST_PROP(P12Liveness, RunsFinishOrEndForAnExplainedReason, ()) {
+    check_property(sim::Property::P12, *gen_scenario());
+}
+
+}  // namespace
+}  // namespace ckpt::properties

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstdint>
+
+#include <rapidcheck.h>
+
+#include "sim/scenario.hpp"
+
+namespace ckpt::properties {
+
+// What a property needs of its scenarios beyond the swarm's mix. A property that cannot fail
+// on some scenarios (P7 with one rank) asks for the ones where it can, so no case is wasted.
+struct ScenarioFocus {
+    int min_ranks = 1;
+    int min_early_stopping_callbacks = 0;
+    // Keeps one case near a millisecond, so the default 100 cases per property stay cheap.
+    std::int64_t max_steps_cap = 800;
+};
+
+// Scenarios built field by field, not from a seed, so RapidCheck can shrink each field on its
+// own: toward fewer steps, one rank, no faults, a short script or a random walk, no gate or
+// regular steps, and the Scenario defaults. Every field the swarm draws (sim/swarm.cpp) is
+// drawn here over the same ranges; the length of a run and the number of faults grow with
+// RapidCheck's size. Every scenario passes Scenario::validate().
+rc::Gen<sim::Scenario> gen_scenario(ScenarioFocus focus = {});
+
+// One planned fault for a scenario of `ranks` ranks and `max_steps` steps.
+rc::Gen<sim::PlannedFault> gen_fault(int ranks, std::int64_t max_steps);
+
+rc::Gen<sim::ScoreModelConfig> gen_score_model();
+
+}  // namespace ckpt::properties
+
+namespace ckpt::sim {
+
+// RapidCheck prints the values a failing case drew through showValue, found by argument-dependent
+// lookup, so it has to live in the scenario's own namespace. The JSON is what a scenario file
+// holds, so a printed case can be pasted into `ckptsim replay`.
+inline void showValue(const Scenario& scenario, std::ostream& os) {
+    os << scenario.to_json().dump();
+}
+
+}  // namespace ckpt::sim
