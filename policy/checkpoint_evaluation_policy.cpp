@@ -92,6 +92,11 @@ CheckpointEvaluationDecision CheckpointEvaluationPolicy::observe_checked(double 
             "checkpoint evaluation policy already requested training stop; "
             "create a new run instead of observing more scores");
     }
+    // Python's integers do not overflow; ours would, silently (and undefined). A state that
+    // carries a counter this large cannot be from a real run: refuse instead of wrapping.
+    if (s.evaluation_count == INT64_MAX || s.lower_score_streak == INT64_MAX) {
+        throw ValueError("checkpoint evaluation counters cannot exceed " + std::to_string(INT64_MAX));
+    }
     s.evaluation_count += 1;
 
     const bool first = !s.best_score;

@@ -16,18 +16,46 @@ namespace {
 
 using nlohmann::json;
 
-bool is_python_space(char c) {
-    return c == ' ' || (c >= '\t' && c <= '\r');
+// The length of the Python whitespace character at the start of `text`, or 0.
+std::size_t leading_space(std::string_view text) {
+    if (text.empty()) {
+        return 0;
+    }
+    const auto b0 = static_cast<unsigned char>(text[0]);
+    if ((b0 >= 0x09 && b0 <= 0x0d) || (b0 >= 0x1c && b0 <= 0x20)) {
+        return 1;
+    }
+    const auto byte = [&](std::size_t i) {
+        return i < text.size() ? static_cast<unsigned char>(text[i]) : 0;
+    };
+    if (b0 == 0xc2 && (byte(1) == 0x85 || byte(1) == 0xa0)) {
+        return 2;  // U+0085, U+00A0
+    }
+    if (b0 == 0xe1 && byte(1) == 0x9a && byte(2) == 0x80) {
+        return 3;  // U+1680
+    }
+    if (b0 == 0xe2 && byte(1) == 0x80 &&
+        (byte(2) <= 0x8a || byte(2) == 0xa8 || byte(2) == 0xa9 || byte(2) == 0xaf)) {
+        return byte(2) >= 0x80 ? 3 : 0;  // U+2000-U+200A, U+2028, U+2029, U+202F
+    }
+    if (b0 == 0xe2 && byte(1) == 0x81 && byte(2) == 0x9f) {
+        return 3;  // U+205F
+    }
+    if (b0 == 0xe3 && byte(1) == 0x80 && byte(2) == 0x80) {
+        return 3;  // U+3000
+    }
+    return 0;
 }
 
-std::string_view strip(std::string_view text) {
-    while (!text.empty() && is_python_space(text.front())) {
-        text.remove_prefix(1);
+// The length of the Python whitespace character that ends `text`, or 0.
+std::size_t trailing_space(std::string_view text) {
+    for (std::size_t length = 1; length <= 3 && length <= text.size(); ++length) {
+        const auto tail = text.substr(text.size() - length);
+        if (leading_space(tail) == length) {
+            return length;
+        }
     }
-    while (!text.empty() && is_python_space(text.back())) {
-        text.remove_suffix(1);
-    }
-    return text;
+    return 0;
 }
 
 std::string lower(std::string_view text) {
@@ -159,6 +187,26 @@ std::string quote(const std::string& text) {
     return out;
 }
 
+// The Python type json.loads would have produced.
+std::string type_name(const json& value) {
+    switch (value.type()) {
+        case json::value_t::null:
+            return "NoneType";
+        case json::value_t::array:
+            return "list";
+        case json::value_t::object:
+            return "dict";
+        case json::value_t::string:
+            return "str";
+        case json::value_t::boolean:
+            return "bool";
+        case json::value_t::number_float:
+            return "float";
+        default:
+            return "int";
+    }
+}
+
 std::string container_repr(const json& value) {
     std::string out;
     if (value.is_array()) {
@@ -179,6 +227,16 @@ std::string container_repr(const json& value) {
 
 }  // namespace
 
+std::string_view strip(std::string_view text) {
+    while (const auto n = leading_space(text)) {
+        text.remove_prefix(n);
+    }
+    while (const auto n = trailing_space(text)) {
+        text.remove_suffix(n);
+    }
+    return text;
+}
+
 double to_float(const json& value) {
     if (value.is_boolean()) {
         return value.get<bool>() ? 1.0 : 0.0;
@@ -192,7 +250,7 @@ double to_float(const json& value) {
         }
         throw ValueError("could not convert string to float: " + repr(value));
     }
-    throw ValueError("float() argument must be a string or a real number, not " + repr(value));
+    throw ValueError("float() argument must be a string or a real number, not '" + type_name(value) + "'");
 }
 
 std::int64_t to_int(const json& value) {
@@ -230,8 +288,8 @@ std::int64_t to_int(const json& value) {
         }
         throw ValueError("invalid literal for int() with base 10: " + repr(value));
     }
-    throw ValueError("int() argument must be a string, a bytes-like object or a real number, not " +
-                     repr(value));
+    throw ValueError("int() argument must be a string, a bytes-like object or a real number, not '" +
+                     type_name(value) + "'");
 }
 
 bool truthy(const json& value) {

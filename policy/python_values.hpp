@@ -13,6 +13,11 @@ namespace ckpt::python {
 // answering exactly as the seed does, including for awkward inputs such as "3" or 3.0.
 // Every failure is a ckpt::ValueError (the seed's TypeError and ValueError alike).
 
+// str.strip(): Python's whitespace, which is wider than C's: the ASCII separators \x1c-\x1f
+// and the Unicode spaces (U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F,
+// U+205F, U+3000) as well. `text` is UTF-8.
+std::string_view strip(std::string_view text);
+
 // float(x): numbers, booleans and numeric strings ("1.5", " inf ", "1_000"); anything else
 // throws with Python's own message.
 double to_float(const nlohmann::json& value);

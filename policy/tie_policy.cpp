@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "policy/errors.hpp"
+#include "policy/python_values.hpp"
 
 namespace ckpt {
 namespace {
@@ -21,14 +22,7 @@ constexpr std::array<std::pair<std::string_view, TiePolicy>, 4> kNames{{
 }  // namespace
 
 TiePolicy parse_tie_policy(std::string_view text) {
-    const auto is_space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
-    while (!text.empty() && is_space(text.front())) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && is_space(text.back())) {
-        text.remove_suffix(1);
-    }
-    std::string normalized(text);
+    std::string normalized(python::strip(text));
     std::transform(normalized.begin(), normalized.end(), normalized.begin(),
                    [](unsigned char c) { return std::tolower(c); });
     for (const auto& [name, policy] : kNames) {

@@ -11,7 +11,7 @@ namespace ckpt::properties {
 namespace {
 
 RC_GTEST_PROP(P02Patience, ResumeRestoresTheLastDurableDecision, ()) {
-    check_property(sim::Property::P2, *gen_scenario());
+    check_property(sim::Property::P2, *gen_scenario({.stream = 2}));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace ckpt::properties {
 namespace {
 
 RC_GTEST_PROP(P03Stop, NoStepOrEvaluationAfterAStop, ()) {
-    check_property(sim::Property::P3, *gen_scenario());
+    check_property(sim::Property::P3, *gen_scenario({.stream = 3}));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace ckpt::properties {
 namespace {
 
 RC_GTEST_PROP(P04Link, FinalCheckpointNamesACompleteCheckpoint, ()) {
-    check_property(sim::Property::P4, *gen_scenario());
+    check_property(sim::Property::P4, *gen_scenario({.stream = 4}));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace ckpt::properties {
 namespace {
 
 RC_GTEST_PROP(P05Commit, RestoredBestNamesACompleteCheckpoint, ()) {
-    check_property(sim::Property::P5, *gen_scenario());
+    check_property(sim::Property::P5, *gen_scenario({.stream = 5}));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace ckpt::properties {
 namespace {
 
 RC_GTEST_PROP(P06Hang, RankZeroFailuresEndEveryRankAlike, ()) {
-    check_property(sim::Property::P6, *gen_scenario(ScenarioFocus{.min_ranks = 2}));
+    check_property(sim::Property::P6, *gen_scenario({.min_ranks = 2, .stream = 6}));
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <memory>
 #include <string>
 #include <system_error>
-
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -52,8 +51,8 @@ std::string trace_hash_in_another_process(const sim::Scenario& scenario) {
     file.scenario = scenario;
     file.save(file_path.string());
     // A violation makes replay exit 1 and save a copy: --out keeps that copy in the scratch dir.
-    const std::string command = std::string(CKPTSIM_BINARY) + " replay '" + file_path.string() + "' --json --out '" +
-                                (scratch.path() / "out").string() + "' 2>&1";
+    const std::string command = std::string(CKPTSIM_BINARY) + " replay '" + file_path.string() +
+                                "' --json --out '" + (scratch.path() / "out").string() + "' 2>&1";
     std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
     RC_ASSERT(pipe != nullptr);
     std::string output;
@@ -69,17 +68,18 @@ std::string trace_hash_in_another_process(const sim::Scenario& scenario) {
 }
 
 RC_GTEST_PROP(P08Determinism, SameScenarioGivesTheSameTraceHash, ()) {
-    check_property(sim::Property::P8, *gen_scenario());
+    check_property(sim::Property::P8, *gen_scenario({.stream = 8}));
 }
 
 RC_GTEST_PROP(P08Determinism, AnotherProcessGivesTheSameTraceHash, ()) {
-    const auto scenario = *gen_scenario();
+    const auto scenario = *gen_scenario({.stream = 13});  // not the stream the test above checks
     const auto result = check_property(sim::Property::P8, scenario);
     const auto other = trace_hash_in_another_process(scenario);
     if (other != result.trace_hash) {
         const auto path = save_counterexample(sim::Property::P8, result, false);
         fail_property(sim::Property::P8,
-                      "this process gave trace hash " + result.trace_hash + ", ckptsim replay gave " + other, path);
+                      "this process gave trace hash " + result.trace_hash + ", ckptsim replay gave " + other,
+                      path);
     }
 }
 

@@ -12,7 +12,7 @@ namespace ckpt::properties {
 namespace {
 
 RC_GTEST_PROP(P10Callbacks, StatefulCallbacksRestoreToTheirCheckpointState, ()) {
-    check_property(sim::Property::P10, *gen_scenario(ScenarioFocus{.min_early_stopping_callbacks = 1}));
+    check_property(sim::Property::P10, *gen_scenario({.min_early_stopping_callbacks = 1, .stream = 10}));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace ckpt::properties {
 namespace {
 
 RC_GTEST_PROP(P11Rules, EveryDecisionFollowsTheSeedsRules, ()) {
-    check_property(sim::Property::P11, *gen_scenario());
+    check_property(sim::Property::P11, *gen_scenario({.stream = 11}));
 }
 
 }  // namespace

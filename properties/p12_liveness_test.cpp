@@ -11,7 +11,7 @@ namespace ckpt::properties {
 namespace {
 
 RC_GTEST_PROP(P12Liveness, RunsFinishOrEndForAnExplainedReason, ()) {
-    check_property(sim::Property::P12, *gen_scenario());
+    check_property(sim::Property::P12, *gen_scenario({.stream = 12}));
 }
 
 }  // namespace

@@ -13,9 +13,8 @@ rc::Gen<double> gen_finite_score() {
         // An all-ones exponent is inf or nan; clearing its top bit keeps sign and mantissa.
         return std::isfinite(value) ? value : std::bit_cast<double>(bits & ~(std::uint64_t{1} << 62));
     });
-    const auto ordinary = rc::gen::map(rc::gen::arbitrary<double>(), [](double value) {
-        return std::isfinite(value) ? value : 0.0;
-    });
+    const auto ordinary = rc::gen::map(rc::gen::arbitrary<double>(),
+                                       [](double value) { return std::isfinite(value) ? value : 0.0; });
     return rc::gen::oneOf(rc::gen::map(rc::gen::inRange(0, 41), [](int q) { return q / 40.0; }), ordinary,
                           from_bits);
 }
@@ -24,8 +23,8 @@ rc::Gen<PolicySettings> gen_policy_settings() {
     return rc::gen::build<PolicySettings>(
         rc::gen::set(&PolicySettings::patience,
                      rc::gen::inRange<std::int64_t>(1, std::numeric_limits<std::int64_t>::max())),
-        rc::gen::set(&PolicySettings::tie_policy,
-                     rc::gen::element(TiePolicy::reset, TiePolicy::ignore, TiePolicy::stop, TiePolicy::count)),
+        rc::gen::set(&PolicySettings::tie_policy, rc::gen::element(TiePolicy::reset, TiePolicy::ignore,
+                                                                   TiePolicy::stop, TiePolicy::count)),
         rc::gen::set(&PolicySettings::patience_start_step,
                      rc::gen::inRange<std::int64_t>(0, std::numeric_limits<std::int64_t>::max())));
 }

@@ -2,10 +2,9 @@
 
 #include <cstdlib>
 #include <map>
+#include <rapidcheck.h>
 #include <sstream>
 #include <system_error>
-
-#include <rapidcheck.h>
 
 #include "policy/mutants.hpp"
 #include "sim/scenario_file.hpp"
@@ -63,14 +62,22 @@ std::string save_counterexample(sim::Property property, const sim::ScenarioResul
     const auto path = std::filesystem::absolute(dir / counterexample_name(property, result.scenario.seed));
     file.save(path.string());
 
-    const auto key = counterexample_name(property, 0);
-    auto& previous = last_written()[key];
+    // Keyed by property and mutant: seed 0 stands for "any seed".
+    auto& previous = last_written()[counterexample_name(property, 0)];
     if (!previous.empty() && previous != path) {
         std::error_code ignored;
         std::filesystem::remove(previous, ignored);
     }
     previous = path;
     return path.string();
+}
+
+std::optional<std::filesystem::path> last_counterexample(sim::Property property) {
+    const auto found = last_written().find(counterexample_name(property, 0));
+    if (found == last_written().end()) {
+        return std::nullopt;
+    }
+    return found->second;
 }
 
 void classify(const sim::ScenarioResult& result) {
@@ -86,7 +93,8 @@ void classify(const sim::ScenarioResult& result) {
 void fail_property(sim::Property property, const std::string& violation, const std::string& path) {
     const auto& info = sim::info_of(property);
     std::ostringstream message;
-    message << "\n" << info.id << " (" << info.name << ") violated: " << info.statement << "\n"
+    message << "\n"
+            << info.id << " (" << info.name << ") violated: " << info.statement << "\n"
             << "  violation: " << violation << "\n"
             << "  shrunk scenario: " << path << "\n"
             << "  replay: ckptsim replay " << path << "\n"
@@ -101,9 +109,10 @@ sim::ScenarioResult check_property(sim::Property property, const sim::Scenario& 
         const auto again = sim::run_scenario(scenario);
         if (again.trace_hash != result.trace_hash) {
             const auto path = save_counterexample(property, result, false);
-            fail_property(property,
-                          "the same scenario gave trace hashes " + result.trace_hash + " and " + again.trace_hash,
-                          path);
+            fail_property(
+                property,
+                "the same scenario gave trace hashes " + result.trace_hash + " and " + again.trace_hash,
+                path);
         }
         return result;
     }

@@ -13,10 +13,19 @@ using sim::FaultAction;
 using sim::PlannedFault;
 using sim::Scenario;
 
+// A uniform draw in [lo, hi), shrinking toward lo. RapidCheck's inRange narrows toward lo at
+// small sizes, and element generators inside a resized container see that small size; the
+// swarm's choices are uniform whatever the size, so the size is pinned to the nominal one. Only
+// a run's length and its number of faults grow with the size.
+template <typename T>
+rc::Gen<T> uniform(T lo, T hi) {
+    return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
+}
+
 // A feature that is on with probability num/den and shrinks to off. Drawn as an integer so
 // the probability can match the swarm's instead of a coin flip.
 rc::Gen<bool> gen_chance(int num, int den) {
-    return rc::gen::map(rc::gen::inRange(0, den), [num, den](int roll) { return roll >= den - num; });
+    return rc::gen::map(uniform(0, den), [num, den](int roll) { return roll >= den - num; });
 }
 
 // The raw draws behind one fault. Ranks and steps are kept independent of the scenario (a rank
@@ -25,7 +34,7 @@ rc::Gen<bool> gen_chance(int num, int den) {
 struct FaultDraw {
     int action_roll = 0;  // shrinks toward a crash, the commonest and simplest fault
     int point = 0;
-    std::uint32_t step_end_occurrence = 1;
+    int step_end_permille = 0;
     std::uint32_t occurrence = 1;
     bool power_loss = false;
     int power_loss_mode = 0;
@@ -39,19 +48,19 @@ struct FaultDraw {
 
 rc::Gen<FaultDraw> gen_fault_draw() {
     return rc::gen::build<FaultDraw>(
-        rc::gen::set(&FaultDraw::action_roll, rc::gen::inRange(0, 100)),
-        rc::gen::set(&FaultDraw::point, rc::gen::inRange(0, static_cast<int>(sim::kCrashPointCount))),
-        // step_end is passed once per step, the other points a few times per run (swarm.cpp).
-        rc::gen::set(&FaultDraw::step_end_occurrence, rc::gen::inRange<std::uint32_t>(1, 401)),
-        rc::gen::set(&FaultDraw::occurrence, rc::gen::inRange<std::uint32_t>(1, 4)),
+        rc::gen::set(&FaultDraw::action_roll, uniform(0, 100)),
+        rc::gen::set(&FaultDraw::point, uniform(0, static_cast<int>(sim::kCrashPointCount))),
+        // step_end is passed once per step, so its occurrence is a place in the run; the other
+        // points are passed a few times per run (swarm.cpp).
+        rc::gen::set(&FaultDraw::step_end_permille, uniform(0, 1000)),
+        rc::gen::set(&FaultDraw::occurrence, uniform<std::uint32_t>(1, 4)),
         rc::gen::set(&FaultDraw::power_loss, gen_chance(1, 2)),
-        rc::gen::set(&FaultDraw::power_loss_mode, rc::gen::inRange(0, 3)),
+        rc::gen::set(&FaultDraw::power_loss_mode, uniform(0, 3)),
         rc::gen::set(&FaultDraw::rank_scoped, gen_chance(1, 4)),
-        rc::gen::set(&FaultDraw::rank, rc::gen::inRange(0, 8)),
-        rc::gen::set(&FaultDraw::at_permille, rc::gen::inRange(0, 1000)),
-        rc::gen::set(&FaultDraw::target, rc::gen::inRange(0, 6)),
-        rc::gen::set(&FaultDraw::error, rc::gen::inRange(0, 3)),
-        rc::gen::set(&FaultDraw::io_occurrence, rc::gen::inRange<std::uint32_t>(1, 5)));
+        rc::gen::set(&FaultDraw::rank, uniform(0, 8)),
+        rc::gen::set(&FaultDraw::at_permille, uniform(0, 1000)),
+        rc::gen::set(&FaultDraw::target, uniform(0, 6)), rc::gen::set(&FaultDraw::error, uniform(0, 3)),
+        rc::gen::set(&FaultDraw::io_occurrence, uniform<std::uint32_t>(1, 5)));
 }
 
 // The swarm enables each fault kind per seed with its own odds (crashes 7/10, I/O errors 1/4,
@@ -76,13 +85,20 @@ FaultAction action_of(int roll) {
     return FaultAction::preemption;
 }
 
+// Step 1 to max_steps, at a fixed fraction of the run whatever its length.
+std::uint32_t at_permille(int permille, std::int64_t max_steps) {
+    return static_cast<std::uint32_t>(1 + static_cast<std::int64_t>(permille) * (max_steps - 1) / 1000);
+}
+
 PlannedFault fit_fault(const FaultDraw& draw, int ranks, std::int64_t max_steps) {
     PlannedFault fault;
     fault.action = action_of(draw.action_roll);
     switch (fault.action) {
         case FaultAction::crash:
             fault.point = static_cast<CrashPoint>(draw.point);
-            fault.occurrence = fault.point == CrashPoint::step_end ? draw.step_end_occurrence : draw.occurrence;
+            fault.occurrence = fault.point == CrashPoint::step_end
+                                   ? at_permille(draw.step_end_permille, max_steps)
+                                   : draw.occurrence;
             fault.kind = draw.power_loss ? CrashKind::power_loss : CrashKind::process_kill;
             fault.power_loss = static_cast<sim::PowerLossMode>(draw.power_loss_mode);
             // Power loss takes the whole node; only a process kill can hit a single rank.
@@ -102,7 +118,7 @@ PlannedFault fit_fault(const FaultDraw& draw, int ranks, std::int64_t max_steps)
         case FaultAction::corrupt_sidecar:
         case FaultAction::corrupt_checkpoint:
         case FaultAction::preemption:
-            fault.at_step = 1 + static_cast<std::int64_t>(draw.at_permille) * (max_steps - 1) / 1000;
+            fault.at_step = at_permille(draw.at_permille, max_steps);
             break;
     }
     return fault;
@@ -140,7 +156,7 @@ struct ScenarioDraw {
 rc::Gen<std::int64_t> gen_max_steps(std::int64_t cap) {
     return rc::gen::withSize([cap](int size) {
         const auto limit = std::min<std::int64_t>(cap, 40 + 8 * static_cast<std::int64_t>(std::max(size, 0)));
-        return rc::gen::inRange<std::int64_t>(1, std::max<std::int64_t>(limit, 1) + 1);
+        return uniform<std::int64_t>(1, std::max<std::int64_t>(limit, 1) + 1);
     });
 }
 
@@ -164,6 +180,21 @@ int fit_ranks(int roll, int pick) {
         return 3 + pick % 2;
     }
     return 5 + pick % 4;
+}
+
+// The same generator over a different random stream. RapidCheck's reproduce string records the
+// case's Random, and this derivation is a pure function of it, so reproduction still works.
+template <typename T>
+rc::Gen<T> on_stream(rc::Gen<T> gen, std::uint64_t stream) {
+    if (stream == 0) {
+        return gen;
+    }
+    return rc::Gen<T>([gen, stream](const rc::Random& random, int size) {
+        rc::Random source(random);
+        const rc::Random::Key key{source.next() ^ (stream * 0x9e3779b97f4a7c15ULL), source.next(),
+                                  source.next(), source.next()};
+        return gen(rc::Random(key), size);
+    });
 }
 
 Scenario fit_scenario(const ScenarioDraw& d, const ScenarioFocus& focus) {
@@ -210,7 +241,7 @@ rc::Gen<sim::ScoreModelConfig> gen_score_model() {
     // (every evaluation a tie), which is as simple as a score model gets.
     const auto script = rc::gen::withSize([](int size) {
         return rc::gen::resize(std::clamp(size, 0, 100) / 5,
-                               rc::gen::nonEmpty(rc::gen::container<std::vector<int>>(rc::gen::inRange(0, 41))));
+                               rc::gen::nonEmpty(rc::gen::container<std::vector<int>>(uniform(0, 41))));
     });
     const auto draw = rc::gen::build<ScoreDraw>(
         // random_walk first: it is the default, and what a score model shrinks to.
@@ -234,8 +265,9 @@ rc::Gen<sim::ScoreModelConfig> gen_score_model() {
 }
 
 rc::Gen<sim::PlannedFault> gen_fault(int ranks, std::int64_t max_steps) {
-    return rc::gen::map(gen_fault_draw(),
-                        [ranks, max_steps](const FaultDraw& draw) { return fit_fault(draw, ranks, max_steps); });
+    return rc::gen::map(gen_fault_draw(), [ranks, max_steps](const FaultDraw& draw) {
+        return fit_fault(draw, ranks, max_steps);
+    });
 }
 
 rc::Gen<sim::Scenario> gen_scenario(ScenarioFocus focus) {
@@ -243,30 +275,31 @@ rc::Gen<sim::Scenario> gen_scenario(ScenarioFocus focus) {
         // Shrinking tries the fields in this order: the run's length, ranks, faults, scores,
         // then the schedule and the policy, and the seed (scores, scheduling, power loss) last.
         rc::gen::set(&ScenarioDraw::max_steps, gen_max_steps(focus.max_steps_cap)),
-        rc::gen::set(&ScenarioDraw::ranks_roll, rc::gen::inRange(0, 100)),
-        rc::gen::set(&ScenarioDraw::ranks_pick, rc::gen::inRange(0, 4)),
+        rc::gen::set(&ScenarioDraw::ranks_roll, uniform(0, 100)),
+        rc::gen::set(&ScenarioDraw::ranks_pick, uniform(0, 4)),
         rc::gen::set(&ScenarioDraw::faults, gen_fault_draws()),
         rc::gen::set(&ScenarioDraw::score, gen_score_model()),
         rc::gen::set(&ScenarioDraw::gate_steps, gen_chance(1, 2)),
         rc::gen::set(&ScenarioDraw::regular, gen_chance(3, 10)),
-        rc::gen::set(&ScenarioDraw::regular_steps, rc::gen::inRange<std::int64_t>(40, 121)),
-        rc::gen::set(&ScenarioDraw::steps_per_epoch, rc::gen::inRange<std::int64_t>(60, 401)),
+        rc::gen::set(&ScenarioDraw::regular_steps, uniform<std::int64_t>(40, 121)),
+        rc::gen::set(&ScenarioDraw::steps_per_epoch, uniform<std::int64_t>(60, 401)),
         rc::gen::set(&ScenarioDraw::epoch_saves, gen_chance(1, 5)),
-        rc::gen::set(&ScenarioDraw::save_steps, rc::gen::inRange<std::int64_t>(20, 61)),
-        rc::gen::set(&ScenarioDraw::patience, rc::gen::inRange<std::int64_t>(2, 7)),
-        rc::gen::set(&ScenarioDraw::tie_policy,
-                     rc::gen::element(TiePolicy::reset, TiePolicy::ignore, TiePolicy::stop, TiePolicy::count)),
+        rc::gen::set(&ScenarioDraw::save_steps, uniform<std::int64_t>(20, 61)),
+        rc::gen::set(&ScenarioDraw::patience, uniform<std::int64_t>(2, 7)),
+        rc::gen::set(&ScenarioDraw::tie_policy, rc::gen::element(TiePolicy::reset, TiePolicy::ignore,
+                                                                 TiePolicy::stop, TiePolicy::count)),
         rc::gen::set(&ScenarioDraw::warmup, gen_chance(1, 2)),
-        rc::gen::set(&ScenarioDraw::patience_start_step, rc::gen::inRange<std::int64_t>(50, 201)),
+        rc::gen::set(&ScenarioDraw::patience_start_step, uniform<std::int64_t>(50, 201)),
         rc::gen::set(&ScenarioDraw::several_kept, gen_chance(2, 5)),
-        rc::gen::set(&ScenarioDraw::save_total_limit, rc::gen::inRange<std::int64_t>(2, 4)),
+        rc::gen::set(&ScenarioDraw::save_total_limit, uniform<std::int64_t>(2, 4)),
         rc::gen::set(&ScenarioDraw::protect_best, gen_chance(3, 10)),
         rc::gen::set(&ScenarioDraw::transformers_resume, gen_chance(1, 4)),
-        rc::gen::set(&ScenarioDraw::early_stopping_callbacks, rc::gen::inRange(0, 4)),
+        rc::gen::set(&ScenarioDraw::early_stopping_callbacks, uniform(0, 4)),
         rc::gen::set(&ScenarioDraw::early_stopping_state_keys, gen_chance(1, 2)),
         rc::gen::set(&ScenarioDraw::watchdog_off, gen_chance(3, 20)),
         rc::gen::set(&ScenarioDraw::seed, rc::gen::arbitrary<std::uint64_t>()));
-    return rc::gen::map(draw, [focus](const ScenarioDraw& d) { return fit_scenario(d, focus); });
+    return on_stream(rc::gen::map(draw, [focus](const ScenarioDraw& d) { return fit_scenario(d, focus); }),
+                     focus.stream);
 }
 
 }  // namespace ckpt::properties

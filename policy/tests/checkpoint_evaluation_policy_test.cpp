@@ -252,3 +252,20 @@ TEST(PolicyStateValidation, SeedRulesAndMessages) {
 
 }  // namespace
 }  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+TEST(PolicyObserve, CountersThatWouldOverflowAreRefusedNotWrapped) {
+    CheckpointEvaluationState state;
+    state.best_score = 1.0;
+    state.best_step = 1;
+    state.evaluation_count = 1;
+    state.lower_score_streak = INT64_MAX;
+    CheckpointEvaluationPolicy policy(PolicySettings{3, TiePolicy::reset, 0}, state);
+    EXPECT_THROW(policy.observe(0.0, 2), ValueError);
+    EXPECT_EQ(policy.state(), state);
+}
+
+}  // namespace
+}  // namespace ckpt

@@ -66,3 +66,39 @@ TEST(PythonValues, Truthiness) {
 
 }  // namespace
 }  // namespace ckpt::python
+
+namespace ckpt::python {
+namespace {
+
+TEST(PythonValues, StripsPythonWhitespaceIncludingUnicodeSpaces) {
+    EXPECT_EQ(strip("\xc2\xa0"
+                    "1.5\xe3\x80\x80"),
+              "1.5");                                    // U+00A0 ... U+3000
+    EXPECT_EQ(strip("\x1creset\xe2\x80\xaf"), "reset");  // \x1c ... U+202F
+    EXPECT_EQ(strip("\xe2\x80\x8b"
+                    "x"),
+              "\xe2\x80\x8b"
+              "x");  // U+200B is not whitespace in Python
+    EXPECT_EQ(to_float(json("\xe2\x80\xa8"
+                            "2.5")),
+              2.5);  // U+2028
+}
+
+TEST(PythonValues, ConversionErrorsNameThePythonType) {
+    try {
+        to_int(json(nullptr));
+        FAIL();
+    } catch (const ValueError& e) {
+        EXPECT_STREQ(e.what(),
+                     "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'");
+    }
+    try {
+        to_float(json::array());
+        FAIL();
+    } catch (const ValueError& e) {
+        EXPECT_STREQ(e.what(), "float() argument must be a string or a real number, not 'list'");
+    }
+}
+
+}  // namespace
+}  // namespace ckpt::python

@@ -70,7 +70,8 @@ json answer_line(CheckpointEvaluationPolicy& policy, const std::string& line) {
     json request;
     try {
         request = json::parse(line);
-    } catch (const json::parse_error& error) {
+    } catch (const json::exception& error) {
+        // Also out_of_range: a number such as 1e400 that no double holds.
         throw InputError{std::string("line is not valid JSON: ") + error.what()};
     }
     require_object(request, "a request line");
