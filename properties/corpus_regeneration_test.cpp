@@ -1,6 +1,6 @@
 // Tools, not tests: they (re)write files in properties/corpus/ and are disabled so CI never
 // changes the tree. Run them after a change that moves a counterexample or a covered fault:
-//   build/release/properties/property_tests --gtest_also_run_disabled_tests \
+//   build/release/properties/property_tests --gtest_also_run_disabled_tests
 //     --gtest_filter='CorpusRegeneration.*'
 // then review the diff of properties/corpus/ like any other change.
 #include <algorithm>

@@ -92,7 +92,7 @@ void FaultInjector::fire_crash(std::size_t index, CrashPoint point) {
     }
     const auto label = crash_label(fault.kind, fault.power_loss);
     stats.crashes[label] += 1;
-    job_->record(0, "crash", {{"point", to_string(point)}, {"scope", "job"}, {"kind", label}});
+    job_->record(0, "crash", {{"point", to_string(point)}, {"scope", "job"}, {"crash_kind", label}});
     throw SimulatedCrash("crash at " + std::string(to_string(point)), fault.kind, fault.power_loss);
 }
 

@@ -1,6 +1,7 @@
 #include "sim/scenario.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "sim/enum_names.hpp"
 
@@ -73,8 +74,13 @@ class Reader {
             }
             return static_cast<T>(raw);
         }
+        // A negative signed value, compared without converting an unsigned bound to signed
+        // (UINT64_MAX would become -1).
         const auto raw = value->get<std::int64_t>();
-        if (raw < static_cast<std::int64_t>(lo) || raw > static_cast<std::int64_t>(hi)) {
+        const bool below = raw < 0 ? (std::is_unsigned_v<T> || raw < static_cast<std::int64_t>(lo))
+                                   : static_cast<std::uint64_t>(raw) < static_cast<std::uint64_t>(lo);
+        const bool above = raw >= 0 && static_cast<std::uint64_t>(raw) > static_cast<std::uint64_t>(hi);
+        if (below || above) {
             bad_field(path(key), "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
         }
         return static_cast<T>(raw);

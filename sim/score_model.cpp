@@ -1,5 +1,6 @@
 #include "sim/score_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/rng.hpp"
@@ -17,10 +18,33 @@ double quantise(double value, double grid) {
     return std::round(value / grid) * grid;
 }
 
+// The steps a run of `s` evaluates at: save events (steps or epoch ends), gate and regular
+// steps, and max_steps. A resume evaluates at the same steps, so the n-th score stays the n-th.
+std::vector<std::int64_t> scheduled_evaluation_steps(const Scenario& s) {
+    std::vector<std::int64_t> steps(s.gate_steps.begin(), s.gate_steps.end());
+    const std::int64_t cadence = s.save_strategy == SaveStrategy::steps ? s.save_steps : s.steps_per_epoch;
+    for (std::int64_t step = cadence; step <= s.max_steps; step += cadence) {
+        steps.push_back(step);
+    }
+    if (s.regular_steps) {
+        for (std::int64_t step = *s.regular_steps; step <= s.max_steps; step += *s.regular_steps) {
+            steps.push_back(step);
+        }
+    }
+    steps.push_back(s.max_steps);
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    return steps;
+}
+
 }  // namespace
 
-ScoreModel::ScoreModel(const ScoreModelConfig& config, std::uint64_t seed, std::int64_t max_steps)
-    : config_(config), seed_(Rng(seed).derive("scores").seed()) {
+ScoreModel::ScoreModel(const Scenario& scenario)
+    : config_(scenario.score), seed_(Rng(scenario.seed).derive("scores").seed()) {
+    const auto max_steps = scenario.max_steps;
+    if (config_.kind == ScoreKind::scripted) {
+        evaluation_steps_ = scheduled_evaluation_steps(scenario);
+    }
     if (config_.kind == ScoreKind::random_walk || config_.kind == ScoreKind::quantised) {
         walk_.resize(static_cast<std::size_t>(max_steps) + 1);
         double value = 0.3;
@@ -36,9 +60,9 @@ double ScoreModel::base(std::int64_t step) const noexcept {
     const auto index = static_cast<std::size_t>(step);
     switch (config_.kind) {
         case ScoreKind::scripted: {
-            const auto slot =
-                static_cast<std::size_t>(mix64(static_cast<std::uint64_t>(step)) % config_.script.size());
-            return config_.script[slot];
+            const auto position = std::lower_bound(evaluation_steps_.begin(), evaluation_steps_.end(), step) -
+                                  evaluation_steps_.begin();
+            return config_.script[static_cast<std::size_t>(position) % config_.script.size()];
         }
         case ScoreKind::random_walk:
             return walk_[std::min(index, walk_.size() - 1)];

@@ -12,7 +12,7 @@ namespace ckpt::sim {
 // the ranks were scheduled, and a replay of a scenario scores identically.
 class ScoreModel {
   public:
-    ScoreModel(const ScoreModelConfig& config, std::uint64_t seed, std::int64_t max_steps);
+    explicit ScoreModel(const Scenario& scenario);
 
     // The score of an evaluation at `step` in job incarnation `incarnation` (0 = first run).
     double score(std::int64_t step, int incarnation) const noexcept;
@@ -26,6 +26,8 @@ class ScoreModel {
     std::uint64_t seed_;
     // Random walks are laid out once per scenario: a prefix sum indexed by step.
     std::vector<double> walk_;
+    // Every step the schedule evaluates at, ascending: a script's n-th score belongs to the n-th.
+    std::vector<std::int64_t> evaluation_steps_;
 };
 
 }  // namespace ckpt::sim

@@ -19,7 +19,7 @@ using nlohmann::json;
 struct World {
     explicit World(const Scenario& s, const RunOptions& options)
         : scenario(s),
-          scores(s.score, s.seed, s.max_steps),
+          scores(s),
           trace(options.keep_trace),
           oracles(scenario, fs, ledger),
           faults(scenario, Rng(s.seed).derive("faults")),

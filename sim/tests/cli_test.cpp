@@ -3,6 +3,7 @@
 // reproduce what they were saved from.
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>

@@ -1,7 +1,7 @@
 // `ckptsim policy` end to end: the real binary fed a JSONL file on stdin. This protocol is how
 // other implementations are compared with ours (issue 2, section 3), so every expected line
 // below is written out by hand from the seed's rules, never taken from our own output.
-#include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>

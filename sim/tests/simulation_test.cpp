@@ -7,6 +7,8 @@
 #include "sim/simulation.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
