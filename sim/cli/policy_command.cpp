@@ -78,7 +78,11 @@ json answer_line(CheckpointEvaluationPolicy& policy, const std::string& line) {
     if (request.size() != 1) {
         throw InputError{"a request line must hold exactly one of 'observe', 'baseline', 'load'"};
     }
-    const auto& [verb, body] = *request.items().begin();
+    // Named through the object's own iterator: items() is a temporary proxy, and bindings into
+    // what it yields dangle.
+    const auto member = request.begin();
+    const std::string verb = member.key();
+    const json& body = member.value();
     try {
         if (verb == "observe") {
             require_object(body, "'observe'");
