@@ -10,6 +10,7 @@
 #include "policy/mutants.hpp"
 #include "policy/python_values.hpp"
 #include "policy/rank_zero_outcome.hpp"
+#include "policy/state_json_text.hpp"
 
 namespace ckpt {
 
@@ -191,6 +192,13 @@ void TriggerCallback::recover_committed_checkpoint_artifacts() {
     if (!best_checkpoint_is_complete()) {
         return;
     }
+    // The checkpoint may only be complete in the page cache: a process killed between the write
+    // of trainer_state.json and its fsync leaves it so. Make it durable before pointing the
+    // durable link at it, or a power loss would leave final_checkpoint naming a torn checkpoint.
+    const auto directory = join_path(*config_.output_dir, checkpoint_dir_name(*policy_.state().best_step));
+    fs_->fsync_file(join_path(directory, kTrainerStateName));
+    fs_->fsync_dir(directory);
+    fs_->fsync_dir(*config_.output_dir);
     publish_best_checkpoint();
 }
 
@@ -265,8 +273,8 @@ std::optional<std::string> TriggerCallback::persist(std::optional<bool> is_world
         return std::nullopt;
     }
     make_dirs(*fs_, *config_.output_dir);
-    const json payload = {{"version", kSidecarVersion}, {"checkpoint_eval_state", policy_.state_dict()}};
-    write_file_atomically(*fs_, *path, next_temp_path(*path), payload.dump(2) + "\n");
+    // Written as text directly, in the seed's exact json.dump(indent=2, sort_keys=True) layout.
+    write_file_atomically(*fs_, *path, next_temp_path(*path), sidecar_text(policy_));
     return path;
 }
 

@@ -17,7 +17,10 @@
 
 #include "policy/mutants.hpp"
 #include "properties/property_check.hpp"
+#include "properties/quiet_check.hpp"
 #include "properties/scenario_generators.hpp"
+#include "properties/scenario_minimiser.hpp"
+#include "sim/mutation_runner.hpp"
 #include "sim/scenario_file.hpp"
 
 namespace ckpt::properties {
@@ -45,49 +48,78 @@ ScenarioFocus focus_of(sim::Property property) {
 // Runs the property's RapidCheck test with the mutant armed; on a failure, returns the shrunk
 // counterexample check_property saved.
 std::optional<fs::path> shrunk_counterexample(sim::Property property, int cases) {
-    rc::detail::TestParams params = rc::detail::configuration().testParams;
-    params.maxSuccess = cases;
-    rc::detail::TestMetadata metadata;
-    metadata.id = "CorpusRegeneration/" + std::string(sim::id_of(property));
-    const auto result = rc::detail::checkTestable(
-        [property] { check_property(property, *gen_scenario(focus_of(property))); }, metadata, params);
+    const auto result =
+        check_quietly("CorpusRegeneration/" + std::string(sim::id_of(property)), cases, /*shrink=*/true,
+                      [property] { check_property(property, *gen_scenario(focus_of(property))); });
     if (result.template is<rc::detail::SuccessResult>()) {
         return std::nullopt;
     }
     return last_counterexample(property);
 }
 
+// A counterexample of the mutant armed on this thread: RapidCheck's shrunk case from the first
+// property that fails within `cases` cases; failing that, the swarm's killing scenario from
+// run_mutation_catalogue, shrunk by `minimise`.
+struct Counterexample {
+    sim::ScenarioFile file;
+    sim::Property property = sim::Property::P1;
+    std::string origin;
+};
+
+std::optional<Counterexample> find_counterexample(mutants::Mutant mutant, int cases) {
+    for (std::size_t i = 0; i < sim::kPropertyCount; ++i) {
+        const auto property = static_cast<sim::Property>(i);
+        if (const auto path = shrunk_counterexample(property, cases)) {
+            Counterexample found{sim::ScenarioFile::load(path->string()), property,
+                                 "RapidCheck's shrunk counterexample"};
+            fs::remove(*path);
+            return found;
+        }
+    }
+    const auto verdict = sim::run_mutation_catalogue({.budget = 4000, .jobs = 2}, {mutant}).front();
+    if (!verdict.killed) {
+        return std::nullopt;
+    }
+    const auto property = *verdict.property;
+    const auto shrunk = minimise(*verdict.scenario, [property](const sim::Scenario& candidate) {
+        return !sim::run_scenario(candidate).held(property);
+    });
+    Counterexample found;
+    found.file.scenario = shrunk;
+    found.file.mutant = mutant;
+    found.file.expected = sim::verdicts(sim::run_scenario(shrunk));
+    found.property = property;
+    found.origin = "the swarm's kill (seed " + std::to_string(verdict.seed) +
+                   "), greedily minimised: the generators did not reach it within " + std::to_string(cases) +
+                   " cases per property";
+    return found;
+}
+
 TEST(CorpusRegeneration, DISABLED_MutantCounterexamples) {
+    constexpr int kCases = 1000;
     for (const auto& info : mutants::catalogue()) {
         const mutants::MutantScope scope(info.mutant);
-        std::optional<fs::path> found;
-        sim::Property killer = sim::Property::P1;
-        for (std::size_t i = 0; i < sim::kPropertyCount && !found; ++i) {
-            killer = static_cast<sim::Property>(i);
-            found = shrunk_counterexample(killer, 1000);
-        }
+        auto found = find_counterexample(info.mutant, kCases);
         if (!found) {
-            ADD_FAILURE() << info.name << ": no property failed within 1000 cases each";
+            ADD_FAILURE() << info.name << ": neither the properties nor the swarm kill it";
             continue;
         }
-        auto file = sim::ScenarioFile::load(found->string());
         // Only the violated properties are expected: whether a mutant also happens to break
         // another property on this scenario is not what the entry is about.
         json expected = json::object();
-        for (const auto& [id, verdict] : file.expected.items()) {
+        for (const auto& [id, verdict] : found->file.expected.items()) {
             if (verdict == "violated") {
                 expected[id] = verdict;
             }
         }
-        file.expected = expected;
-        auto document = file.to_json();
+        found->file.expected = expected;
+        auto document = found->file.to_json();
         document["note"] = "mutant " + std::string(info.name) + " (" + std::string(info.breaks) +
-                           "): RapidCheck's shrunk counterexample for " + std::string(sim::id_of(killer)) +
-                           " " + std::string(sim::info_of(killer).name);
+                           "): " + found->origin + " for " + std::string(sim::id_of(found->property)) + " " +
+                           std::string(sim::info_of(found->property).name);
         const auto path = kCorpus / ("mutant-" + std::string(info.name) + ".json");
         std::ofstream(path) << document.dump(2) << "\n";
-        std::cout << info.name << ": " << sim::id_of(killer) << " -> " << path << "\n";
-        fs::remove(*found);
+        std::cout << info.name << ": " << sim::id_of(found->property) << " -> " << path << "\n";
     }
 }
 

@@ -23,8 +23,8 @@ rc::Gen<PolicySettings> gen_policy_settings() {
     return rc::gen::build<PolicySettings>(
         rc::gen::set(&PolicySettings::patience,
                      rc::gen::inRange<std::int64_t>(1, std::numeric_limits<std::int64_t>::max())),
-        rc::gen::set(&PolicySettings::tie_policy, rc::gen::element(TiePolicy::reset, TiePolicy::ignore,
-                                                                   TiePolicy::stop, TiePolicy::count)),
+        rc::gen::set(&PolicySettings::tie_policy,
+                     rc::gen::map(rc::gen::inRange(0, 4), [](int i) { return static_cast<TiePolicy>(i); })),
         rc::gen::set(&PolicySettings::patience_start_step,
                      rc::gen::inRange<std::int64_t>(0, std::numeric_limits<std::int64_t>::max())));
 }

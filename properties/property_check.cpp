@@ -48,18 +48,20 @@ std::filesystem::path counterexample_dir() {
     return std::filesystem::current_path();
 }
 
-std::string save_counterexample(sim::Property property, const sim::ScenarioResult& result,
-                                std::optional<bool> determinism_held) {
+namespace {
+
+std::string save_scenario(sim::Property property, const sim::Scenario& scenario,
+                          const nlohmann::json& expected) {
     sim::ScenarioFile file;
-    file.scenario = result.scenario;
+    file.scenario = scenario;
     if (const auto mutant = mutants::active(); mutant != mutants::Mutant::none) {
         file.mutant = mutant;
     }
-    file.expected = sim::verdicts(result, determinism_held);
+    file.expected = expected;
 
     const auto dir = counterexample_dir();
     std::filesystem::create_directories(dir);
-    const auto path = std::filesystem::absolute(dir / counterexample_name(property, result.scenario.seed));
+    const auto path = std::filesystem::absolute(dir / counterexample_name(property, scenario.seed));
     file.save(path.string());
 
     // Keyed by property and mutant: seed 0 stands for "any seed".
@@ -70,6 +72,13 @@ std::string save_counterexample(sim::Property property, const sim::ScenarioResul
     }
     previous = path;
     return path.string();
+}
+
+}  // namespace
+
+std::string save_counterexample(sim::Property property, const sim::ScenarioResult& result,
+                                std::optional<bool> determinism_held) {
+    return save_scenario(property, result.scenario, sim::verdicts(result, determinism_held));
 }
 
 std::optional<std::filesystem::path> last_counterexample(sim::Property property) {
@@ -103,7 +112,15 @@ void fail_property(sim::Property property, const std::string& violation, const s
 }
 
 sim::ScenarioResult check_property(sim::Property property, const sim::Scenario& scenario) {
-    auto result = sim::run_scenario(scenario);
+    sim::ScenarioResult result;
+    try {
+        result = sim::run_scenario(scenario);
+    } catch (const std::exception& error) {
+        // The simulator turns every failure of the code under test into an outcome; an
+        // exception out of it is a bug of its own, and the scenario is still worth keeping.
+        const auto path = save_scenario(property, scenario, nlohmann::json::object());
+        fail_property(property, std::string("the simulator itself threw: ") + error.what(), path);
+    }
     classify(result);
     if (property == sim::Property::P8) {
         const auto again = sim::run_scenario(scenario);

@@ -28,6 +28,15 @@ rc::Gen<bool> gen_chance(int num, int den) {
     return rc::gen::map(uniform(0, den), [num, den](int roll) { return roll >= den - num; });
 }
 
+// One of `options`, shrinking toward the first. (rc::gen::element never shrinks.)
+template <typename T>
+rc::Gen<T> choice(std::vector<T> options) {
+    const int count = static_cast<int>(options.size());
+    return rc::gen::map(uniform(0, count), [options = std::move(options)](int i) {
+        return options[static_cast<std::size_t>(i)];
+    });
+}
+
 // The raw draws behind one fault. Ranks and steps are kept independent of the scenario (a rank
 // index, a per-mille position in the run) and fitted to it afterwards, so shrinking the
 // scenario's ranks or length never invalidates a fault, and a fault keeps its relative place.
@@ -124,8 +133,9 @@ PlannedFault fit_fault(const FaultDraw& draw, int ranks, std::int64_t max_steps)
     return fault;
 }
 
-// Every optional value is drawn whether or not it is used, so switching a feature on or off
-// while shrinking does not re-draw the fields after it.
+// The raw draws behind a scenario, each shrunk on its own (gen::build); fit_scenario turns them
+// into a valid Scenario. Optional values are drawn whether or not their feature is on, so a
+// feature and its value shrink independently.
 struct ScenarioDraw {
     std::int64_t max_steps = 1;
     int ranks_roll = 0;
@@ -245,9 +255,10 @@ rc::Gen<sim::ScoreModelConfig> gen_score_model() {
     });
     const auto draw = rc::gen::build<ScoreDraw>(
         // random_walk first: it is the default, and what a score model shrinks to.
-        rc::gen::set(&ScoreDraw::kind,
-                     rc::gen::element(sim::ScoreKind::random_walk, sim::ScoreKind::scripted,
-                                      sim::ScoreKind::quantised, sim::ScoreKind::improve_then_plateau)),
+        rc::gen::set(
+            &ScoreDraw::kind,
+            choice<sim::ScoreKind>({sim::ScoreKind::random_walk, sim::ScoreKind::scripted,
+                                    sim::ScoreKind::quantised, sim::ScoreKind::improve_then_plateau})),
         rc::gen::set(&ScoreDraw::script, script), rc::gen::set(&ScoreDraw::noisy_replay, gen_chance(1, 2)),
         rc::gen::set(&ScoreDraw::external_baseline, gen_chance(3, 10)));
     return rc::gen::map(draw, [](const ScoreDraw& d) {
@@ -261,12 +272,6 @@ rc::Gen<sim::ScoreModelConfig> gen_score_model() {
         config.noisy_replay = d.noisy_replay;
         config.external_baseline = d.external_baseline;
         return config;
-    });
-}
-
-rc::Gen<sim::PlannedFault> gen_fault(int ranks, std::int64_t max_steps) {
-    return rc::gen::map(gen_fault_draw(), [ranks, max_steps](const FaultDraw& draw) {
-        return fit_fault(draw, ranks, max_steps);
     });
 }
 
@@ -286,8 +291,8 @@ rc::Gen<sim::Scenario> gen_scenario(ScenarioFocus focus) {
         rc::gen::set(&ScenarioDraw::epoch_saves, gen_chance(1, 5)),
         rc::gen::set(&ScenarioDraw::save_steps, uniform<std::int64_t>(20, 61)),
         rc::gen::set(&ScenarioDraw::patience, uniform<std::int64_t>(2, 7)),
-        rc::gen::set(&ScenarioDraw::tie_policy, rc::gen::element(TiePolicy::reset, TiePolicy::ignore,
-                                                                 TiePolicy::stop, TiePolicy::count)),
+        rc::gen::set(&ScenarioDraw::tie_policy, choice<TiePolicy>({TiePolicy::reset, TiePolicy::ignore,
+                                                                   TiePolicy::stop, TiePolicy::count})),
         rc::gen::set(&ScenarioDraw::warmup, gen_chance(1, 2)),
         rc::gen::set(&ScenarioDraw::patience_start_step, uniform<std::int64_t>(50, 201)),
         rc::gen::set(&ScenarioDraw::several_kept, gen_chance(2, 5)),

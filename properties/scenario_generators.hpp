@@ -27,9 +27,6 @@ struct ScenarioFocus {
 // RapidCheck's size. Every scenario passes Scenario::validate().
 rc::Gen<sim::Scenario> gen_scenario(ScenarioFocus focus = {});
 
-// One planned fault for a scenario of `ranks` ranks and `max_steps` steps.
-rc::Gen<sim::PlannedFault> gen_fault(int ranks, std::int64_t max_steps);
-
 rc::Gen<sim::ScoreModelConfig> gen_score_model();
 
 }  // namespace ckpt::properties

@@ -15,6 +15,7 @@ enum class CrashPoint : std::uint8_t {
     after_evaluation,            // between an evaluation's decision and its persistence or save
     inside_checkpoint_write,     // between the files of _save_checkpoint (before trainer_state.json)
     inside_trainer_state_write,  // trainer_state.json opened (truncated) but not yet written
+    before_checkpoint_fsync,     // trainer_state.json written, not yet fsynced with its directory
     during_rotation,             // between checkpoint deletions of the rotation
     after_checkpoint_write,      // native checkpoint written and rotated, on_save not yet run
     inside_link_update,          // an operation of the final_checkpoint link replacement
@@ -22,13 +23,14 @@ enum class CrashPoint : std::uint8_t {
     inside_sidecar_write,        // an operation of the sidecar's atomic replace
     after_on_save,               // the commit finished
 };
-inline constexpr std::size_t kCrashPointCount = 10;
+inline constexpr std::size_t kCrashPointCount = 11;
 
 inline constexpr std::array<std::string_view, kCrashPointCount> kCrashPointNames{
     "step_end",
     "after_evaluation",
     "inside_checkpoint_write",
     "inside_trainer_state_write",
+    "before_checkpoint_fsync",
     "during_rotation",
     "after_checkpoint_write",
     "inside_link_update",

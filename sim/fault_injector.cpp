@@ -161,6 +161,9 @@ void FaultInjector::fire_step_fault(std::size_t index, int rank) {
                 corrupt_until_unreadable(
                     join_path(join_path(output_dir_, checkpoint_dir_name(*newest)), kTrainerStateName));
                 job_->ledger.checkpoint_damaged[*newest] = true;
+                if (job_->ledger.link_step == newest) {
+                    job_->ledger.link_target_damaged = true;
+                }
                 job_->record(-1, "corrupt", {{"checkpoint", *newest}});
             }
             break;

@@ -60,6 +60,13 @@ struct Ledger {
     // Where final_checkpoint pointed, as last published, and the score it carried then.
     std::optional<std::int64_t> link_step;
     double link_score = 0.0;
+    // An injected fault destroyed the checkpoint final_checkpoint names. Nothing in the seed's
+    // design repairs a link until the next publication, so P4 excuses it until then (a new
+    // checkpoint-N written meanwhile is not the one the link was published for).
+    bool link_target_damaged = false;
+    // A link rename the oracle saw start; it counts once the disk shows it happened (an injected
+    // error can fail the rename after the oracle saw it).
+    std::optional<std::pair<std::int64_t, double>> pending_link;
 };
 
 }  // namespace ckpt::sim

@@ -81,6 +81,7 @@ bool Oracles::violated(Property property) const noexcept {
 }
 
 void Oracles::begin_incarnation(int world_size) {
+    settle_link();
     stop_in_force_.assign(static_cast<std::size_t>(world_size), false);
     agreement_.clear();
     link_checked_at_ops_ = UINT64_MAX;
@@ -274,6 +275,7 @@ void Oracles::after_checkpoint_write(CheckpointRecord record) {
 // ---- the link -------------------------------------------------------------------------------
 
 void Oracles::on_link_publish(std::int64_t step) {
+    settle_link();
     const auto record = ledger_.checkpoints.find(step);
     if (record == ledger_.checkpoints.end()) {
         violate(Property::P4, "final_checkpoint published to checkpoint-" + std::to_string(step) +
@@ -290,20 +292,31 @@ void Oracles::on_link_publish(std::int64_t step) {
                                   (committing ? "every rank finished writing it" : "it was complete"));
     }
     if (ledger_.link_step && *ledger_.link_step != step) {
-        const auto damaged = ledger_.checkpoint_damaged.find(*ledger_.link_step);
-        const bool old_target_lost = (damaged != ledger_.checkpoint_damaged.end() && damaged->second);
-        if (!old_target_lost && !(record->second.score > ledger_.link_score)) {
+        if (!ledger_.link_target_damaged && !(record->second.score > ledger_.link_score)) {
             violate(Property::P1,
                     "final_checkpoint moved from checkpoint-" + std::to_string(*ledger_.link_step) +
                         " (score " + json(ledger_.link_score).dump() + ") to checkpoint-" +
                         std::to_string(step) + " (score " + json(record->second.score).dump() + ")");
         }
     }
-    ledger_.link_step = step;
-    ledger_.link_score = record->second.score;
+    ledger_.pending_link = std::make_pair(step, record->second.score);
+}
+
+void Oracles::settle_link() {
+    if (!ledger_.pending_link) {
+        return;
+    }
+    const auto [step, score] = *ledger_.pending_link;
+    ledger_.pending_link.reset();
+    if (visible_link_step() == step) {
+        ledger_.link_step = step;
+        ledger_.link_score = score;
+        ledger_.link_target_damaged = false;
+    }
 }
 
 void Oracles::at_crash_point(CrashPoint /*point*/) {
+    settle_link();
     // Re-check only when the disk changed since the last check: most passages are plain steps.
     const auto& ops = fs_.stats().operations;
     const auto changes = std::accumulate(ops.begin(), ops.end(), std::uint64_t{0});
@@ -325,9 +338,8 @@ void Oracles::at_crash_point(CrashPoint /*point*/) {
         job_->stats.save_window_dangling += 1;  // the seed's known exposure, measured not failed
         return;
     }
-    const auto damaged = step ? ledger_.checkpoint_damaged.find(*step) : ledger_.checkpoint_damaged.end();
-    if (damaged != ledger_.checkpoint_damaged.end() && damaged->second) {
-        return;  // an injected fault destroyed the target
+    if (ledger_.link_target_damaged) {
+        return;  // an injected fault destroyed the target, and no publication has happened since
     }
     violate(Property::P4,
             "final_checkpoint names " +
@@ -361,6 +373,12 @@ void Oracles::after_callback_restore(std::int64_t step, const json& restored_sta
 }
 
 void Oracles::after_train_begin(const CheckpointEvaluationState& restored, bool resumed) {
+    settle_link();
+    // P3: a restored stop binds every rank from here on, whether or not the ledger already
+    // counted it durable (a sidecar the page cache still held is restored too).
+    if (restored.stop_requested) {
+        std::fill(stop_in_force_.begin(), stop_in_force_.end(), true);
+    }
     const auto floor = expected_floor();
     if (resumed || floor.evaluation_count > 0) {
         if (restored.evaluation_count < floor.evaluation_count) {
@@ -393,6 +411,7 @@ void Oracles::after_train_begin(const CheckpointEvaluationState& restored, bool 
 }
 
 void Oracles::at_job_end(const CheckpointEvaluationState& final_state) {
+    settle_link();
     if (!final_state.best_step || final_state.best_is_external) {
         return;
     }

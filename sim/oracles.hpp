@@ -77,6 +77,8 @@ class Oracles {
   private:
     bool checkpoint_has_every_shard(std::int64_t step) const;
     std::optional<std::int64_t> visible_link_step() const;
+    // Applies a pending link publication if the disk shows the rename happened.
+    void settle_link();
     CheckpointEvaluationState expected_floor() const;
     bool record_intact(const CheckpointRecord& record) const;
 

@@ -273,11 +273,16 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     job_.fs.write_file(path, "");
     job_.faults.pass(CrashPoint::inside_trainer_state_write, rank_);
     job_.fs.write_file(path, bytes);
+    // Recorded as soon as the bytes are in the page cache (a killed process leaves them there,
+    // complete), and again once they are durable.
+    CheckpointRecord record{
+        global_step_, job_.incarnation, last_decision_score_, trigger_->policy().state(), live, bytes, false};
+    job_.oracles.after_checkpoint_write(record);
+    job_.faults.pass(CrashPoint::before_checkpoint_fsync, rank_);
     job_.fs.fsync_file(path);
     job_.fs.fsync_dir(directory);
     job_.fs.fsync_dir(kOutputDir);
-    job_.oracles.after_checkpoint_write(CheckpointRecord{global_step_, job_.incarnation, last_decision_score_,
-                                                         trigger_->policy().state(), live, bytes, false});
+    job_.oracles.after_checkpoint_write(std::move(record));
 }
 
 void RankTrainer::save_checkpoint() {

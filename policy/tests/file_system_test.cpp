@@ -1,17 +1,13 @@
 #include "policy/file_system.hpp"
 
 #include <cerrno>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "policy/posix_file_system.hpp"
-#include "policy/tests/in_memory_file_system.hpp"
+#include "policy/tests/file_system_backends.hpp"
 
 namespace ckpt {
 namespace {
@@ -19,37 +15,11 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-// Each backend owns a fresh, empty directory for one test. The same behaviour tests run
-// against both, so the in-memory double used by the callback tests cannot drift from POSIX.
-struct PosixBackend {
-    PosixFileSystem fs;
-    std::string root;
+using ckpt::testing::BackendNames;
+using ckpt::testing::Backends;
 
-    PosixBackend() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "ckptsim-fs-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            throw FileSystemError("mkdtemp", pattern, errno);
-        }
-        root = pattern;
-    }
-    ~PosixBackend() {
-        try {
-            fs.remove_tree(root);
-        } catch (const FileSystemError&) {
-            // A failed clean-up must not hide the test's own verdict.
-        }
-    }
-    PosixBackend(const PosixBackend&) = delete;
-    PosixBackend& operator=(const PosixBackend&) = delete;
-};
-
-struct InMemoryBackend {
-    InMemoryFileSystem fs;
-    std::string root = "/scratch/run";
-
-    InMemoryBackend() { make_dirs(fs, root); }
-};
-
+// The same behaviour tests run against both backends (file_system_backends.hpp), so the
+// in-memory double used by the callback tests cannot drift from POSIX.
 template <typename Backend>
 class FileSystemContract : public ::testing::Test {
   protected:
@@ -70,14 +40,6 @@ class FileSystemContract : public ::testing::Test {
     Backend backend_;
 };
 
-struct BackendNames {
-    template <typename Backend>
-    static std::string GetName(int) {
-        return std::is_same_v<Backend, PosixBackend> ? "Posix" : "InMemory";
-    }
-};
-
-using Backends = ::testing::Types<PosixBackend, InMemoryBackend>;
 TYPED_TEST_SUITE(FileSystemContract, Backends, BackendNames);
 
 TYPED_TEST(FileSystemContract, WriteThenReadReturnsTheBytesAndRewriteTruncates) {

@@ -15,10 +15,7 @@
 namespace ckpt::testing {
 namespace {
 
-using nlohmann::json;
 using ::testing::Contains;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 using ::testing::Not;
 
 std::vector<std::string> kinds(const std::vector<InspectionFinding>& findings) {
@@ -32,25 +29,14 @@ std::vector<std::string> kinds(const std::vector<InspectionFinding>& findings) {
 template <typename Backend>
 class OutputDirInspectionTest : public TriggerCallbackTest<Backend> {
   protected:
-    // The trigger callback's state() after `scores` at steps 10, 20, ...
-    json state_after(std::initializer_list<double> scores, std::int64_t save_total_limit = 1) {
-        auto config = this->config();
-        config.save_total_limit = save_total_limit;
-        TriggerCallback callback(config, this->fs(), this->collective_);
-        std::int64_t step = 0;
-        for (const double score : scores) {
-            callback.policy().observe(score, step += 10);
-        }
-        return callback.state();
-    }
     void sidecar_from(const json& callback_state) {
         const json payload = {
             {"version", 1}, {"checkpoint_eval_state", callback_state["attributes"]["checkpoint_eval_state"]}};
-        this->fs().write_file(this->sidecar_path(), payload.dump(2) + "\n");
+        this->write_sidecar(payload);
     }
     // checkpoint-10 committed (0.5), link and sidecar published: a consistent directory.
     void consistent_run() {
-        const auto state = state_after({0.5});
+        const auto state = this->callback_state_after({0.5});
         write_checkpoint(this->fs(), this->root(), 10, state);
         sidecar_from(state);
         this->fs().symlink("checkpoint-10", this->link_path());
@@ -69,7 +55,7 @@ TYPED_TEST(OutputDirInspectionTest, AConsistentRunHasNoFindings) {
 }
 
 TYPED_TEST(OutputDirInspectionTest, NeverWritesEvenToAMessyDirectory) {
-    write_checkpoint(this->fs(), this->root(), 10, this->state_after({0.5}));
+    write_checkpoint(this->fs(), this->root(), 10, this->callback_state_after({0.5}));
     make_dirs(this->fs(), this->at("checkpoint-30"));
     this->fs().write_file(this->at(".checkpoint_eval_state.json.tmp-1"), "{");
     this->fs().symlink("checkpoint-10", this->at(".final_checkpoint.tmp"));
@@ -108,7 +94,7 @@ TYPED_TEST(OutputDirInspectionTest, AMissingOrNonDirectoryPathIsUnreadable) {
 }
 
 TYPED_TEST(OutputDirInspectionTest, ALinkThatIsNotASymlinkIsReported) {
-    const auto state = this->state_after({0.5});
+    const auto state = this->callback_state_after({0.5});
     write_checkpoint(this->fs(), this->root(), 10, state);
     this->sidecar_from(state);
     make_dirs(this->fs(), this->link_path());
@@ -118,7 +104,7 @@ TYPED_TEST(OutputDirInspectionTest, ALinkThatIsNotASymlinkIsReported) {
 }
 
 TYPED_TEST(OutputDirInspectionTest, ALinkOutOfTheOutputDirIsForeign) {
-    const auto state = this->state_after({0.5});
+    const auto state = this->callback_state_after({0.5});
     write_checkpoint(this->fs(), this->root(), 10, state);
     this->sidecar_from(state);
     make_dirs(this->fs(), this->at("elsewhere"));
@@ -131,7 +117,7 @@ TYPED_TEST(OutputDirInspectionTest, ALinkOutOfTheOutputDirIsForeign) {
 TYPED_TEST(OutputDirInspectionTest, ALinkToAnIncompleteCheckpointIsInvalid) {
     make_dirs(this->fs(), this->at("checkpoint-5"));  // a rotation killed mid-delete
     this->fs().symlink("checkpoint-5", this->link_path());
-    const auto state = this->state_after({0.5});
+    const auto state = this->callback_state_after({0.5});
     write_checkpoint(this->fs(), this->root(), 10, state);
     this->sidecar_from(state);
     const auto report = this->inspect();
@@ -142,22 +128,22 @@ TYPED_TEST(OutputDirInspectionTest, ALinkToAnIncompleteCheckpointIsInvalid) {
 }
 
 TYPED_TEST(OutputDirInspectionTest, AMissingLinkForARetainedBestIsReported) {
-    const auto state = this->state_after({0.5});
+    const auto state = this->callback_state_after({0.5});
     write_checkpoint(this->fs(), this->root(), 10, state);
     this->sidecar_from(state);
     EXPECT_THAT(kinds(this->inspect().problems), ElementsAre("link_missing"));
 }
 
 TYPED_TEST(OutputDirInspectionTest, AMissingSidecarAfterACommittedCheckpointIsReported) {
-    write_checkpoint(this->fs(), this->root(), 10, this->state_after({0.5}));
+    write_checkpoint(this->fs(), this->root(), 10, this->callback_state_after({0.5}));
     this->fs().symlink("checkpoint-10", this->link_path());
     EXPECT_THAT(kinds(this->inspect().problems), ElementsAre("sidecar_missing"));
 }
 
 TYPED_TEST(OutputDirInspectionTest, ASidecarFromAnAbandonedHistoryIsReported) {
-    write_checkpoint(this->fs(), this->root(), 10, this->state_after({0.25}));
+    write_checkpoint(this->fs(), this->root(), 10, this->callback_state_after({0.25}));
     this->fs().symlink("checkpoint-10", this->link_path());
-    this->sidecar_from(this->state_after({0.5, 0.4}));
+    this->sidecar_from(this->callback_state_after({0.5, 0.4}));
     const auto report = this->inspect();
     EXPECT_THAT(kinds(report.problems), ElementsAre("sidecar_best_mismatch"));
     EXPECT_EQ(report.resume.source, "checkpoint");
@@ -166,15 +152,15 @@ TYPED_TEST(OutputDirInspectionTest, ASidecarFromAnAbandonedHistoryIsReported) {
 }
 
 TYPED_TEST(OutputDirInspectionTest, ASidecarThatDisagreesAtTheSameCountIsReported) {
-    write_checkpoint(this->fs(), this->root(), 20, this->state_after({0.5, 0.6}));
+    write_checkpoint(this->fs(), this->root(), 20, this->callback_state_after({0.5, 0.6}));
     this->fs().symlink("checkpoint-20", this->link_path());
-    this->sidecar_from(this->state_after({0.6, 0.5}));
+    this->sidecar_from(this->callback_state_after({0.6, 0.5}));
     EXPECT_THAT(kinds(this->inspect().problems), ElementsAre("sidecar_diverged"));
 }
 
 TYPED_TEST(OutputDirInspectionTest, ASidecarWithOtherSettingsIsCorruptAndNamesThePath) {
     this->consistent_run();
-    auto other = this->state_after({0.5, 0.4});
+    auto other = this->callback_state_after({0.5, 0.4});
     other["attributes"]["checkpoint_eval_state"]["patience"] = 7;
     this->sidecar_from(other);
     const auto report = this->inspect();
@@ -188,7 +174,7 @@ TYPED_TEST(OutputDirInspectionTest, ASidecarWithOtherSettingsIsCorruptAndNamesTh
 }
 
 TYPED_TEST(OutputDirInspectionTest, AnUnrestorableCallbackStateMakesTheResumeFail) {
-    auto state = this->state_after({0.5});
+    auto state = this->callback_state_after({0.5});
     state["args"]["save_total_limit"] = 0;
     write_checkpoint(this->fs(), this->root(), 10, state);
     const auto report = this->inspect();
@@ -198,7 +184,7 @@ TYPED_TEST(OutputDirInspectionTest, AnUnrestorableCallbackStateMakesTheResumeFai
 }
 
 TYPED_TEST(OutputDirInspectionTest, NotesWhatAResumeWouldPrune) {
-    write_checkpoint(this->fs(), this->root(), 5, this->state_after({0.4}));
+    write_checkpoint(this->fs(), this->root(), 5, this->callback_state_after({0.4}));
     this->consistent_run();
     const auto report = this->inspect();
     EXPECT_THAT(kinds(report.notes), ElementsAre("resume_prunes"));
@@ -206,7 +192,7 @@ TYPED_TEST(OutputDirInspectionTest, NotesWhatAResumeWouldPrune) {
 }
 
 TYPED_TEST(OutputDirInspectionTest, NotesACheckpointWrittenForAnotherOutputDir) {
-    auto state = this->state_after({0.5});
+    auto state = this->callback_state_after({0.5});
     state["args"]["output_dir"] = "/cluster/jobs/run-7";
     write_checkpoint(this->fs(), this->root(), 10, state);
     this->sidecar_from(state);

@@ -14,10 +14,6 @@
 namespace ckpt::testing {
 namespace {
 
-using nlohmann::json;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-
 template <typename Backend>
 class TriggerCallbackResume : public TriggerCallbackTest<Backend> {
   protected:
@@ -26,24 +22,11 @@ class TriggerCallbackResume : public TriggerCallbackTest<Backend> {
         callback.on_train_begin({.output_dir = this->root()}, {.global_step = 0}, control);
         return control;
     }
-
-    // The callback a resumed Trainer rebuilds from checkpoint-<step>'s trainer_state.json, after a
-    // run that observed `scores` at steps 10, 20, ... and saved its best at `step`.
-    json callback_state_after(std::initializer_list<double> scores, PolicySettings settings = {}) {
-        auto config = this->config();
-        config.policy = settings;
-        TriggerCallback callback(config, this->fs(), this->collective_);
-        std::int64_t step = 0;
-        for (const double score : scores) {
-            callback.policy().observe(score, step += 10);
-        }
-        return callback.state();
-    }
 };
 TYPED_TEST_SUITE(TriggerCallbackResume, Backends, BackendNames);
 
 TYPED_TEST(TriggerCallbackResume, TakesOutputDirFromTheTrainingArgumentsWhenUnset) {
-    TriggerCallback callback(TriggerCallbackConfig{}, this->fs(), this->collective_);
+    auto callback = this->make(TriggerCallbackConfig{});
     this->begin(callback);
     EXPECT_EQ(callback.config().output_dir, this->root());
     EXPECT_EQ(callback.state_path(), this->sidecar_path());
@@ -52,7 +35,7 @@ TYPED_TEST(TriggerCallbackResume, TakesOutputDirFromTheTrainingArgumentsWhenUnse
 TYPED_TEST(TriggerCallbackResume, KeepsAConfiguredOutputDir) {
     auto config = this->config();
     config.output_dir = this->at("configured");
-    TriggerCallback callback(config, this->fs(), this->collective_);
+    auto callback = this->make(config);
     this->begin(callback);
     EXPECT_EQ(callback.config().output_dir, this->at("configured"));
 }
@@ -60,11 +43,11 @@ TYPED_TEST(TriggerCallbackResume, KeepsAConfiguredOutputDir) {
 TYPED_TEST(TriggerCallbackResume, RestoresANewerCommittedSidecar) {
     const auto saved = this->callback_state_after({0.5});
     write_checkpoint(this->fs(), this->root(), 10, saved);
-    auto writer = TriggerCallback::from_state(saved, this->fs(), this->collective_);
+    auto writer = this->from_state(saved);
     writer.policy().observe(0.4, 20);  // a lower score lives only in the sidecar
     writer.persist();
 
-    auto callback = TriggerCallback::from_state(saved, this->fs(), this->collective_);
+    auto callback = this->from_state(saved);
     const auto control = this->begin(callback);
     EXPECT_EQ(callback.policy().state(), writer.policy().state());
     EXPECT_FALSE(control.should_training_stop);
@@ -72,7 +55,7 @@ TYPED_TEST(TriggerCallbackResume, RestoresANewerCommittedSidecar) {
 
 TYPED_TEST(TriggerCallbackResume, ACorruptSidecarFailsWithTheBroadcastEnvelope) {
     this->fs().write_file(this->sidecar_path(), "not json");
-    TriggerCallback callback(this->config(), this->fs(), this->collective_);
+    auto callback = this->make();
     try {
         this->begin(callback);
         FAIL() << "expected RuntimeError";
@@ -94,19 +77,17 @@ TYPED_TEST(TriggerCallbackResume, RestoresADurableStopIntoShouldTrainingStop) {
                           json({{"version", 1}, {"checkpoint_eval_state", stopped.state_dict()}}).dump(2));
     auto config = this->config();
     config.policy = settings;
-    TriggerCallback callback(config, this->fs(), this->collective_);
+    auto callback = this->make(config);
     const auto control = this->begin(callback);
     EXPECT_TRUE(control.should_training_stop);
     EXPECT_TRUE(callback.policy_stop_requested());
-    TrainerControl epoch_end;
-    epoch_end.should_save = true;
-    callback.on_epoch_end({.global_step = 11}, epoch_end);
+    const auto epoch_end = native_save_at_epoch_end(callback, 11);
     EXPECT_FALSE(epoch_end.should_save);
     EXPECT_FALSE(epoch_end.should_evaluate);
 }
 
 TYPED_TEST(TriggerCallbackResume, ForgetsASaveThatWasInFlightBeforeTheRestart) {
-    TriggerCallback callback(this->config(), this->fs(), this->collective_);
+    auto callback = this->make();
     callback.record_checkpoint_evaluation_decision(callback.policy().observe(0.5, 10));
     ASSERT_EQ(callback.pending_checkpoint_save_step(), 10);
     this->begin(callback);
@@ -118,13 +99,13 @@ TYPED_TEST(TriggerCallbackResume, ForgetsASaveThatWasInFlightBeforeTheRestart) {
 TYPED_TEST(TriggerCallbackResume, RecoversLinkAndSidecarAfterACrashBeforeOnSave) {
     const auto first = this->callback_state_after({0.5});
     write_checkpoint(this->fs(), this->root(), 10, first);
-    TriggerCallback committed = TriggerCallback::from_state(first, this->fs(), this->collective_);
+    auto committed = this->from_state(first);
     committed.persist();
     this->fs().symlink("checkpoint-10", this->link_path());
     const auto second = this->callback_state_after({0.5, 0.7});
     write_checkpoint(this->fs(), this->root(), 20, second);
 
-    auto callback = TriggerCallback::from_state(second, this->fs(), this->collective_);
+    auto callback = this->from_state(second);
     this->begin(callback);
     EXPECT_EQ(this->fs().readlink(this->link_path()), "checkpoint-20");
     EXPECT_EQ(
@@ -137,7 +118,7 @@ TYPED_TEST(TriggerCallbackResume, RecoversLinkAndSidecarAfterACrashBeforeOnSave)
 TYPED_TEST(TriggerCallbackResume, RecoveryRepublishesAMissingLinkAndSidecar) {
     const auto saved = this->callback_state_after({0.5});
     write_checkpoint(this->fs(), this->root(), 10, saved);
-    auto callback = TriggerCallback::from_state(saved, this->fs(), this->collective_);
+    auto callback = this->from_state(saved);
     this->begin(callback);
     EXPECT_EQ(this->fs().readlink(this->link_path()), "checkpoint-10");
     EXPECT_EQ(this->read_json(this->sidecar_path())["checkpoint_eval_state"], callback.policy().state_dict());
@@ -147,14 +128,14 @@ TYPED_TEST(TriggerCallbackResume, NoRecoveryForAnIncompleteBestCheckpoint) {
     const auto saved = this->callback_state_after({0.5});
     write_checkpoint(this->fs(), this->root(), 10, saved);
     this->fs().write_file(this->at("checkpoint-10/trainer_state.json"), "{\"global_st");
-    auto callback = TriggerCallback::from_state(saved, this->fs(), this->collective_);
+    auto callback = this->from_state(saved);
     this->begin(callback);
     EXPECT_FALSE(this->fs().is_symlink(this->link_path()));
     EXPECT_FALSE(this->fs().exists(this->sidecar_path()));
 }
 
 TYPED_TEST(TriggerCallbackResume, NoRecoveryForAnExternalBest) {
-    TriggerCallback callback(this->config(), this->fs(), this->collective_);
+    auto callback = this->make();
     callback.policy().establish_external_baseline(0.9);
     this->begin(callback);
     EXPECT_THAT(this->fs().list_dir(this->root()), IsEmpty());
@@ -166,7 +147,7 @@ TYPED_TEST(TriggerCallbackResume, RemovesTempFilesLeftByAKilledWriterAndNothingE
     this->fs().symlink("checkpoint-10", this->at(".final_checkpoint.tmp"));  // dangling, too
     this->fs().write_file(this->at(".keep.tmp-1"), "not ours");
     this->fs().write_file(this->at("notes.txt"), "not ours");
-    TriggerCallback callback(this->config(), this->fs(), this->collective_);
+    auto callback = this->make();
     this->begin(callback);
     EXPECT_THAT(this->fs().list_dir(this->root()), ElementsAre(".keep.tmp-1", "notes.txt"));
 }
@@ -174,7 +155,7 @@ TYPED_TEST(TriggerCallbackResume, RemovesTempFilesLeftByAKilledWriterAndNothingE
 TYPED_TEST(TriggerCallbackResume, AMissingOutputDirIsNotAnError) {
     auto config = this->config();
     config.output_dir = this->at("not-yet");
-    TriggerCallback callback(config, this->fs(), this->collective_);
+    auto callback = this->make(config);
     const auto control = this->begin(callback);
     EXPECT_FALSE(control.should_training_stop);
     EXPECT_FALSE(this->fs().exists(this->at("not-yet")));

@@ -13,10 +13,6 @@
 namespace ckpt::testing {
 namespace {
 
-using nlohmann::json;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-
 template <typename Backend>
 class TriggerCallbackSave : public TriggerCallbackTest<Backend> {
   protected:
@@ -33,6 +29,14 @@ class TriggerCallbackSave : public TriggerCallbackTest<Backend> {
     }
     TriggerCallback deciding_to_save(std::int64_t step, double score) {
         return deciding_to_save(step, score, this->config());
+    }
+
+    // A save as Transformers performs it: _save_checkpoint writes checkpoint-<step>, holding the
+    // callback's state, and then calls on_save.
+    void save(TriggerCallback& callback, std::int64_t step) {
+        write_checkpoint(this->fs(), this->root(), step, callback.state());
+        TrainerControl control;
+        callback.on_save({.global_step = step}, control);
     }
 
     std::vector<std::string> checkpoint_names() {
@@ -65,7 +69,7 @@ class TriggerCallbackSave : public TriggerCallbackTest<Backend> {
 TYPED_TEST_SUITE(TriggerCallbackSave, Backends, BackendNames);
 
 TYPED_TEST(TriggerCallbackSave, WithoutAPendingSaveOnSaveDoesNothing) {
-    TriggerCallback callback(this->config(), this->fs(), this->collective_);
+    auto callback = this->make();
     TrainerControl control;
     callback.on_save({.global_step = 10}, control);
     EXPECT_FALSE(this->fs().exists(this->sidecar_path()));
@@ -92,9 +96,7 @@ TYPED_TEST(TriggerCallbackSave, RefusesASaveEventForAnotherStepAndForgetsTheExpe
 TYPED_TEST(TriggerCallbackSave, CommitPublishesTheLinkAndThenTheSidecar) {
     RecordingFileSystem recorder(this->fs());
     auto callback = this->deciding_to_save(10, 0.5, this->config(), recorder, this->collective_);
-    write_checkpoint(this->fs(), this->root(), 10, callback.state());
-    TrainerControl control;
-    callback.on_save({.global_step = 10}, control);
+    this->save(callback, 10);
 
     EXPECT_TRUE(this->fs().is_symlink(this->link_path()));
     EXPECT_EQ(this->fs().readlink(this->link_path()), "checkpoint-10");
@@ -108,9 +110,7 @@ TYPED_TEST(TriggerCallbackSave, CommitPublishesTheLinkAndThenTheSidecar) {
 
 TYPED_TEST(TriggerCallbackSave, SidecarHasTheSeedsIndentedShape) {
     auto callback = this->deciding_to_save(10, 0.5);
-    write_checkpoint(this->fs(), this->root(), 10, callback.state());
-    TrainerControl control;
-    callback.on_save({.global_step = 10}, control);
+    this->save(callback, 10);
 
     const json expected = {{"version", 1}, {"checkpoint_eval_state", callback.policy().state_dict()}};
     EXPECT_EQ(this->read_json(this->sidecar_path()), expected);
@@ -126,9 +126,7 @@ TYPED_TEST(TriggerCallbackSave, SidecarHasTheSeedsIndentedShape) {
 TYPED_TEST(TriggerCallbackSave, BarrierComesBeforeTheRankZeroPublication) {
     RecordingCollective collective;
     auto callback = this->deciding_to_save(10, 0.5, this->config(), this->fs(), collective);
-    write_checkpoint(this->fs(), this->root(), 10, callback.state());
-    TrainerControl control;
-    callback.on_save({.global_step = 10}, control);
+    this->save(callback, 10);
     EXPECT_THAT(collective.calls, ElementsAre("barrier", "broadcast from 0"));
     EXPECT_TRUE(this->fs().exists(this->sidecar_path()));
 }
@@ -168,7 +166,7 @@ TYPED_TEST(TriggerCallbackSave, CommitFailsWhenTrainerStateNamesAnotherStep) {
 }
 
 TYPED_TEST(TriggerCallbackSave, CommitFailsWhenTheSavedStepIsNotThePolicyBest) {
-    TriggerCallback callback(this->config(), this->fs(), this->collective_);
+    auto callback = this->make();
     callback.policy().observe(0.5, 10);
     auto forged = callback.policy().observe(0.5, 20).to_dict();  // a tie, forced to save
     forged["should_save"] = true;
@@ -220,9 +218,7 @@ TYPED_TEST(TriggerCallbackSave, LinkIsReplacedAtomicallyWithARelativeTarget) {
     this->fs().symlink("checkpoint-404", this->at(kLinkTempName));
     RecordingFileSystem recorder(this->fs());
     auto callback = this->deciding_to_save(10, 0.5, this->config(), recorder, this->collective_);
-    write_checkpoint(this->fs(), this->root(), 10, callback.state());
-    TrainerControl control;
-    callback.on_save({.global_step = 10}, control);
+    this->save(callback, 10);
 
     EXPECT_EQ(this->fs().readlink(this->link_path()), "checkpoint-10");
     EXPECT_TRUE(this->fs().is_dir(this->link_path()));
@@ -242,9 +238,7 @@ TYPED_TEST(TriggerCallbackSave, SaveTotalLimitOneKeepsOnlyTheBestAndNewerCheckpo
     write_checkpoint(this->fs(), this->root(), 8);
     write_checkpoint(this->fs(), this->root(), 15);  // newer than the best: another save in flight
     auto callback = this->deciding_to_save(10, 0.5);
-    write_checkpoint(this->fs(), this->root(), 10, callback.state());
-    TrainerControl control;
-    callback.on_save({.global_step = 10}, control);
+    this->save(callback, 10);
     EXPECT_THAT(this->checkpoint_names(), ElementsAre("checkpoint-10", "checkpoint-15"));
 }
 
@@ -255,9 +249,7 @@ TYPED_TEST(TriggerCallbackSave, LargerSaveTotalLimitKeepsTheNewestOlderCheckpoin
     auto config = this->config();
     config.save_total_limit = 3;
     auto callback = this->deciding_to_save(10, 0.5, config);
-    write_checkpoint(this->fs(), this->root(), 10, callback.state());
-    TrainerControl control;
-    callback.on_save({.global_step = 10}, control);
+    this->save(callback, 10);
     EXPECT_THAT(this->checkpoint_names(),
                 ElementsAre("checkpoint-6", "checkpoint-8", "checkpoint-10", "checkpoint-12"));
     EXPECT_EQ(this->fs().readlink(this->link_path()), "checkpoint-10");
@@ -268,9 +260,7 @@ TYPED_TEST(TriggerCallbackSave, CommitUnderTheLimitRemovesNothing) {
     auto config = this->config();
     config.save_total_limit = 2;
     auto callback = this->deciding_to_save(10, 0.5, config);
-    write_checkpoint(this->fs(), this->root(), 10, callback.state());
-    TrainerControl control;
-    callback.on_save({.global_step = 10}, control);
+    this->save(callback, 10);
     EXPECT_THAT(this->checkpoint_names(), ElementsAre("checkpoint-4", "checkpoint-10"));
 }
 

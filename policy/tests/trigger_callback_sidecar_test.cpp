@@ -13,26 +13,13 @@
 namespace ckpt::testing {
 namespace {
 
-using nlohmann::json;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-
 template <typename Backend>
 class TriggerCallbackSidecar : public TriggerCallbackTest<Backend> {
   protected:
-    TriggerCallback make() { return TriggerCallback(this->config(), this->fs(), this->collective_); }
-
-    void write_sidecar(const json& payload) {
-        this->fs().write_file(this->sidecar_path(), payload.dump(2) + "\n");
-    }
-
     // A sidecar as the seed writes it, for a policy that observed `scores` at steps 10, 20, ...
     json sidecar_after(std::initializer_list<double> scores, PolicySettings settings = {}) {
         CheckpointEvaluationPolicy policy(settings);
-        std::int64_t step = 0;
-        for (const double score : scores) {
-            policy.observe(score, step += 10);
-        }
+        observe_every_ten_steps(policy, scores);
         return {{"version", 1}, {"checkpoint_eval_state", policy.state_dict()}};
     }
 
@@ -60,13 +47,13 @@ TYPED_TEST(TriggerCallbackSidecar, PersistWritesTheSidecarUnderOutputDir) {
 TYPED_TEST(TriggerCallbackSidecar, PersistCreatesAMissingOutputDir) {
     auto config = this->config();
     config.output_dir = this->at("nested/run");
-    TriggerCallback callback(config, this->fs(), this->collective_);
+    auto callback = this->make(config);
     EXPECT_EQ(callback.persist(), this->at("nested/run/checkpoint_eval_state.json"));
     EXPECT_TRUE(this->fs().exists(this->at("nested/run/checkpoint_eval_state.json")));
 }
 
 TYPED_TEST(TriggerCallbackSidecar, PersistWithoutOutputDirWritesNothing) {
-    TriggerCallback callback(TriggerCallbackConfig{}, this->fs(), this->collective_);
+    auto callback = this->make(TriggerCallbackConfig{});
     EXPECT_EQ(callback.state_path(), std::nullopt);
     EXPECT_EQ(callback.persist(), std::nullopt);
     EXPECT_THAT(this->fs().list_dir(this->root()), IsEmpty());
@@ -175,7 +162,7 @@ TYPED_TEST(TriggerCallbackSidecar, ANewerSidecarWithACommittedBestIsRestored) {
     writer.policy().observe(0.5, 10);
     write_checkpoint(this->fs(), this->root(), 10, writer.state());
     this->write_sidecar(payload);
-    auto callback = TriggerCallback::from_state(writer.state(), this->fs(), this->collective_);
+    auto callback = this->from_state(writer.state());
     EXPECT_TRUE(callback.load());
     EXPECT_EQ(callback.policy().state_dict(), payload["checkpoint_eval_state"]);
     EXPECT_EQ(callback.policy().state().lower_score_streak, 2);

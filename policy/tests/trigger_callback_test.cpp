@@ -12,18 +12,10 @@
 namespace ckpt::testing {
 namespace {
 
-using nlohmann::json;
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 template <typename Backend>
-class TriggerCallbackEvents : public TriggerCallbackTest<Backend> {
-  protected:
-    TriggerCallback make(TriggerCallbackConfig config) {
-        return TriggerCallback(config, this->fs(), this->collective_);
-    }
-    TriggerCallback make() { return make(this->config()); }
-};
+using TriggerCallbackEvents = TriggerCallbackTest<Backend>;
 TYPED_TEST_SUITE(TriggerCallbackEvents, Backends, BackendNames);
 
 template <typename Call>
@@ -114,15 +106,11 @@ TYPED_TEST(TriggerCallbackEvents, PromotesEveryMultipleOfRegularStepsButNotStepZ
 
 TYPED_TEST(TriggerCallbackEvents, RedirectsANativeSaveOnStepEndAndEpochEnd) {
     auto callback = this->make();
-    TrainerControl on_step;
-    on_step.should_save = true;  // DefaultFlowCallback's save_steps
-    callback.on_step_end({.global_step = 7}, on_step);
+    const auto on_step = native_save_at_step_end(callback, 7);
     EXPECT_FALSE(on_step.should_save);
     EXPECT_TRUE(on_step.should_evaluate);
 
-    TrainerControl on_epoch;
-    on_epoch.should_save = true;  // save_strategy="epoch"
-    callback.on_epoch_end({.global_step = 8}, on_epoch);
+    const auto on_epoch = native_save_at_epoch_end(callback, 8);
     EXPECT_FALSE(on_epoch.should_save);
     EXPECT_TRUE(on_epoch.should_evaluate);
     EXPECT_EQ(callback.trigger_count(), 2);
@@ -148,9 +136,7 @@ TYPED_TEST(TriggerCallbackEvents, DisabledCallbackNeitherPromotesNorRedirects) {
     EXPECT_FALSE(gate.should_save);
     EXPECT_FALSE(gate.should_evaluate);
 
-    TrainerControl native;
-    native.should_save = true;
-    callback.on_step_end({.global_step = 11}, native);
+    const auto native = native_save_at_step_end(callback, 11);
     EXPECT_TRUE(native.should_save);
     EXPECT_FALSE(native.should_evaluate);
     EXPECT_EQ(callback.trigger_count(), 0);
@@ -194,9 +180,7 @@ TYPED_TEST(TriggerCallbackEvents, VetoesSaveAndEvaluateAfterAPolicyStop) {
 
 TYPED_TEST(TriggerCallbackEvents, VetoClearsAPendingEvaluation) {
     auto callback = this->make();
-    TrainerControl save;
-    save.should_save = true;
-    callback.on_step_end({.global_step = 5}, save);
+    native_save_at_step_end(callback, 5);
     ASSERT_TRUE(callback.pending_checkpoint_evaluation());
     auto decision = callback.policy().observe(0.5, 5).to_dict();
     decision["should_stop"] = true;
@@ -214,9 +198,7 @@ TYPED_TEST(TriggerCallbackEvents, VetoAppliesEvenWhenDisabled) {
     auto decision = callback.policy().observe(0.5, 5).to_dict();
     decision["should_stop"] = true;
     callback.record_checkpoint_evaluation_decision(decision);
-    TrainerControl control;
-    control.should_save = true;
-    callback.on_epoch_end({.global_step = 6}, control);
+    const auto control = native_save_at_epoch_end(callback, 6);
     EXPECT_FALSE(control.should_save);
 }
 
@@ -325,7 +307,7 @@ TYPED_TEST(TriggerCallbackEvents, FromStateRoundTripsAndNeverRestoresTheInFlight
     callback.on_step_end({.global_step = 10}, control);
     callback.record_checkpoint_evaluation_decision(callback.policy().observe(0.5, 10));
 
-    auto restored = TriggerCallback::from_state(callback.state(), this->fs(), this->collective_);
+    auto restored = this->from_state(callback.state());
     EXPECT_EQ(restored.state(), callback.state());
     EXPECT_EQ(restored.policy().state(), callback.policy().state());
     EXPECT_TRUE(restored.pending_checkpoint_evaluation());
@@ -339,17 +321,15 @@ TYPED_TEST(TriggerCallbackEvents, FromStateRestoresAStopSoTheVetoApplies) {
     auto callback = this->make(config);
     callback.policy().observe(0.9, 10);
     callback.policy().observe(0.1, 20);
-    auto restored = TriggerCallback::from_state(callback.state(), this->fs(), this->collective_);
+    auto restored = this->from_state(callback.state());
     EXPECT_TRUE(restored.policy_stop_requested());
-    TrainerControl control;
-    control.should_save = true;
-    restored.on_epoch_end({.global_step = 21}, control);
+    const auto control = native_save_at_epoch_end(restored, 21);
     EXPECT_FALSE(control.should_save);
     EXPECT_FALSE(control.should_evaluate);
 }
 
 TYPED_TEST(TriggerCallbackEvents, FromStateUsesTheSeedsDefaultsForMissingKeys) {
-    auto restored = TriggerCallback::from_state(json::object(), this->fs(), this->collective_);
+    auto restored = this->from_state(json::object());
     EXPECT_TRUE(restored.config().enabled);
     EXPECT_EQ(restored.config().policy.patience, 3);
     EXPECT_EQ(restored.config().policy.tie_policy, TiePolicy::reset);
@@ -361,16 +341,16 @@ TYPED_TEST(TriggerCallbackEvents, FromStateUsesTheSeedsDefaultsForMissingKeys) {
 
 TYPED_TEST(TriggerCallbackEvents, FromStateValidatesLikeTheConstructor) {
     const json bad_limit = {{"args", {{"save_total_limit", "many"}}}};
-    EXPECT_EQ(value_error_of([&] { TriggerCallback::from_state(bad_limit, this->fs(), this->collective_); }),
+    EXPECT_EQ(value_error_of([&] { this->from_state(bad_limit); }),
               "checkpoint evaluation save_total_limit must be positive");
     const json bad_gate = {{"args", {{"gate_steps", {5, 0}}}}};
-    EXPECT_EQ(value_error_of([&] { TriggerCallback::from_state(bad_gate, this->fs(), this->collective_); }),
+    EXPECT_EQ(value_error_of([&] { this->from_state(bad_gate); }),
               "checkpoint evaluation gate_steps must contain positive integers");
     // A saved policy state whose settings differ from the saved args is refused, not adopted.
     auto callback = this->make();
     json mismatched = callback.state();
     mismatched["args"]["patience"] = 5;
-    EXPECT_EQ(value_error_of([&] { TriggerCallback::from_state(mismatched, this->fs(), this->collective_); }),
+    EXPECT_EQ(value_error_of([&] { this->from_state(mismatched); }),
               "resumed checkpoint evaluation patience does not match configuration");
 }
 

@@ -1,134 +1,114 @@
 #pragma once
 
-// Shared by the TriggerCallback test files: the two FileSystem backends every behaviour runs on,
-// test doubles for the ports, and a writer for checkpoint directories in Transformers' layout.
+// Shared by the TriggerCallback test files: the two FileSystem backends every behaviour runs on
+// (file_system_backends.hpp), test doubles for the ports, a writer for checkpoint directories in
+// Transformers' layout, and the fixture the test files derive theirs from.
 
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <deque>
-#include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "policy/checkpoint_layout.hpp"
 #include "policy/collective.hpp"
-#include "policy/posix_file_system.hpp"
-#include "policy/tests/in_memory_file_system.hpp"
+#include "policy/tests/file_system_backends.hpp"
 #include "policy/trainer_control.hpp"
 #include "policy/trigger_callback.hpp"
 
 namespace ckpt::testing {
 
-// A fresh mkdtemp directory per test, removed afterwards.
-struct PosixBackend {
-    PosixFileSystem fs;
-    std::string root;
+// The names every TriggerCallback test file uses.
+using nlohmann::json;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 
-    PosixBackend() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "ckptsim-cb-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            throw FileSystemError("mkdtemp", pattern, errno);
-        }
-        root = pattern;
-    }
-    ~PosixBackend() {
-        try {
-            fs.remove_tree(root);
-        } catch (const FileSystemError&) {
-            // A failed clean-up must not hide the test's own verdict.
-        }
-    }
-    PosixBackend(const PosixBackend&) = delete;
-    PosixBackend& operator=(const PosixBackend&) = delete;
-};
-
-struct InMemoryBackend {
-    InMemoryFileSystem fs;
-    std::string root = "/scratch/run";
-
-    InMemoryBackend() { make_dirs(fs, root); }
-};
-
-struct BackendNames {
-    template <typename Backend>
-    static std::string GetName(int) {
-        return std::is_same_v<Backend, PosixBackend> ? "Posix" : "InMemory";
-    }
-};
-
-using Backends = ::testing::Types<PosixBackend, InMemoryBackend>;
-
-// Forwards to another FileSystem and logs every call as "<operation> <path>", so a test can
-// check the order of a commit (temp write, fsync, rename, directory fsync).
-class RecordingFileSystem final : public FileSystem {
+// Forwards every call to another FileSystem, first showing it to observe() as the operation
+// and its path (a rename as "from -> to", a symlink as "target <- link"). The test doubles
+// below differ only in what they do with a call.
+class ObservedFileSystem : public FileSystem {
   public:
-    explicit RecordingFileSystem(FileSystem& inner) : inner_(inner) {}
-
-    std::vector<std::string> calls;
+    explicit ObservedFileSystem(FileSystem& inner) : inner_(inner) {}
 
     std::string read_file(const std::string& path) override {
-        log("read_file", path);
+        observe("read_file", path);
         return inner_.read_file(path);
     }
     void write_file(const std::string& path, std::string_view data) override {
-        log("write_file", path);
+        observe("write_file", path);
         inner_.write_file(path, data);
     }
     void fsync_file(const std::string& path) override {
-        log("fsync_file", path);
+        observe("fsync_file", path);
         inner_.fsync_file(path);
     }
     void fsync_dir(const std::string& path) override {
-        log("fsync_dir", path);
+        observe("fsync_dir", path);
         inner_.fsync_dir(path);
     }
     void rename(const std::string& from, const std::string& to) override {
-        log("rename", from + " -> " + to);
+        observe("rename", from + " -> " + to);
         inner_.rename(from, to);
     }
     void unlink(const std::string& path) override {
-        log("unlink", path);
+        observe("unlink", path);
         inner_.unlink(path);
     }
     void mkdir(const std::string& path) override {
-        log("mkdir", path);
+        observe("mkdir", path);
         inner_.mkdir(path);
     }
     void remove_tree(const std::string& path) override {
-        log("remove_tree", path);
+        observe("remove_tree", path);
         inner_.remove_tree(path);
     }
     std::vector<std::string> list_dir(const std::string& path) override {
-        log("list_dir", path);
+        observe("list_dir", path);
         return inner_.list_dir(path);
     }
     bool exists(const std::string& path) override {
-        log("exists", path);
+        observe("exists", path);
         return inner_.exists(path);
     }
     bool is_dir(const std::string& path) override {
-        log("is_dir", path);
+        observe("is_dir", path);
         return inner_.is_dir(path);
     }
     bool is_symlink(const std::string& path) override {
-        log("is_symlink", path);
+        observe("is_symlink", path);
         return inner_.is_symlink(path);
     }
     void symlink(const std::string& target, const std::string& link_path) override {
-        log("symlink", target + " <- " + link_path);
+        observe("symlink", target + " <- " + link_path);
         inner_.symlink(target, link_path);
     }
     std::string readlink(const std::string& path) override {
-        log("readlink", path);
+        observe("readlink", path);
         return inner_.readlink(path);
     }
+
+  protected:
+    virtual void observe(const char* operation, const std::string& path) = 0;
+
+  private:
+    FileSystem& inner_;
+};
+
+// Forwards to another FileSystem and logs every call as "<operation> <path>", so a test can
+// check the order of a commit (temp write, fsync, rename, directory fsync).
+class RecordingFileSystem final : public ObservedFileSystem {
+  public:
+    using ObservedFileSystem::ObservedFileSystem;
+
+    std::vector<std::string> calls;
 
     // The calls whose operation is one of `operations`, in order.
     std::vector<std::string> only(std::initializer_list<std::string_view> operations) const {
@@ -144,34 +124,25 @@ class RecordingFileSystem final : public FileSystem {
     }
 
   private:
-    void log(const char* operation, const std::string& path) {
+    void observe(const char* operation, const std::string& path) override {
         calls.push_back(std::string(operation) + " " + path);
     }
-    FileSystem& inner_;
 };
 
 // Fails the test on any call: a non-zero rank must never read or write the sidecar or the link.
-class ForbiddenFileSystem final : public FileSystem {
+class ForbiddenFileSystem final : public ObservedFileSystem {
   public:
-    std::string read_file(const std::string& path) override { refuse("read_file", path); }
-    void write_file(const std::string& path, std::string_view) override { refuse("write_file", path); }
-    void fsync_file(const std::string& path) override { refuse("fsync_file", path); }
-    void fsync_dir(const std::string& path) override { refuse("fsync_dir", path); }
-    void rename(const std::string& from, const std::string&) override { refuse("rename", from); }
-    void unlink(const std::string& path) override { refuse("unlink", path); }
-    void mkdir(const std::string& path) override { refuse("mkdir", path); }
-    void remove_tree(const std::string& path) override { refuse("remove_tree", path); }
-    std::vector<std::string> list_dir(const std::string& path) override { refuse("list_dir", path); }
-    bool exists(const std::string& path) override { refuse("exists", path); }
-    bool is_dir(const std::string& path) override { refuse("is_dir", path); }
-    bool is_symlink(const std::string& path) override { refuse("is_symlink", path); }
-    void symlink(const std::string&, const std::string& link_path) override { refuse("symlink", link_path); }
-    std::string readlink(const std::string& path) override { refuse("readlink", path); }
+    ForbiddenFileSystem() : ObservedFileSystem(unreachable()) {}
 
   private:
-    [[noreturn]] static void refuse(const char* operation, const std::string& path) {
+    void observe(const char* operation, const std::string& path) override {
         ADD_FAILURE() << "a non-zero rank touched the file system: " << operation << " " << path;
         throw FileSystemError(operation, path, EPERM);
+    }
+    // Where calls would be forwarded, were observe() not to refuse every one first.
+    static FileSystem& unreachable() {
+        static InMemoryFileSystem nowhere;
+        return nowhere;
     }
 };
 
@@ -236,6 +207,31 @@ inline void write_checkpoint(FileSystem& fs, const std::string& output_dir, std:
     fs.write_file(join_path(directory, kTrainerStateName), trainer_state.dump(2) + "\n");
 }
 
+// A native save request (DefaultFlowCallback's should_save, from save_steps or
+// save_strategy="epoch") passed through on_step_end or on_epoch_end at `step`: the control the
+// Trainer acts on afterwards.
+inline TrainerControl native_save_at_step_end(TriggerCallback& callback, std::int64_t step) {
+    TrainerControl control;
+    control.should_save = true;
+    callback.on_step_end({.global_step = step}, control);
+    return control;
+}
+inline TrainerControl native_save_at_epoch_end(TriggerCallback& callback, std::int64_t step) {
+    TrainerControl control;
+    control.should_save = true;
+    callback.on_epoch_end({.global_step = step}, control);
+    return control;
+}
+
+// Feeds `scores` to `policy` as the evaluations at steps 10, 20, ...
+inline void observe_every_ten_steps(CheckpointEvaluationPolicy& policy,
+                                    std::initializer_list<double> scores) {
+    std::int64_t step = 0;
+    for (const double score : scores) {
+        policy.observe(score, step += 10);
+    }
+}
+
 // The shape of a fixture test: one backend, and a callback configuration rooted in it.
 template <typename Backend>
 class TriggerCallbackTest : public ::testing::Test {
@@ -253,6 +249,28 @@ class TriggerCallbackTest : public ::testing::Test {
     }
 
     nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(fs().read_file(path)); }
+    // The sidecar as persist() writes it: indented JSON ended by a newline.
+    void write_sidecar(const nlohmann::json& payload) {
+        fs().write_file(sidecar_path(), payload.dump(2) + "\n");
+    }
+
+    // A callback on this backend and the single-process collective.
+    TriggerCallback make(TriggerCallbackConfig config) {
+        return TriggerCallback(std::move(config), fs(), collective_);
+    }
+    TriggerCallback make() { return make(config()); }
+    // A callback restored from its ExportableState on this backend.
+    TriggerCallback from_state(const nlohmann::json& state) {
+        return TriggerCallback::from_state(state, fs(), collective_);
+    }
+
+    // The callback's state() after it observed `scores` at steps 10, 20, ...: what a resumed
+    // Trainer rebuilds from a checkpoint's trainer_state.json.
+    nlohmann::json callback_state_after(std::initializer_list<double> scores) {
+        auto callback = make();
+        observe_every_ten_steps(callback.policy(), scores);
+        return callback.state();
+    }
 
     // Names in the output directory that an atomic write left behind.
     std::vector<std::string> temp_files() {

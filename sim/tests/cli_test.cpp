@@ -1,46 +1,33 @@
 // `ckptsim run / replay / explore / mutants` end to end: exit codes (0 all held, 1 violation,
 // 2 bad input naming the field), the --json shapes scripts rely on, and replay files that
 // reproduce what they were saved from.
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <sys/wait.h>
-#include <system_error>
-#include <unistd.h>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/tests/subprocess.hpp"
+
 namespace ckpt::cli {
 namespace {
 
+using ckpt::testing::CkptsimProcessTest;
+using ckpt::testing::Completed;
+using ckpt::testing::read_all;
 using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-struct Completed {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string read_all(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::vector<std::string> split_lines(const std::string& text) {
     std::vector<std::string> lines;
@@ -78,60 +65,15 @@ std::vector<std::string> top_level_keys(const std::string& text) {
     return keys;
 }
 
-class CliCommands : public ::testing::Test {
+class CliCommands : public CkptsimProcessTest {
   protected:
-    void SetUp() override {
-        auto pattern = (std::filesystem::temp_directory_path() / "ckptsim-cli-XXXXXX").string();
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
-        dir_ = pattern;
-    }
-    void TearDown() override {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
-    }
-
-    // fork+exec in the temp directory, so default output directories land there too.
-    Completed ckptsim(std::vector<std::string> args) {
-        args.insert(args.begin(), CKPTSIM_BINARY);
-        std::vector<char*> argv;
-        for (auto& arg : args) {
-            argv.push_back(arg.data());
-        }
-        argv.push_back(nullptr);
-        const auto dir = dir_.string();
-        const auto out_path = (dir_ / "stdout").string();
-        const auto err_path = (dir_ / "stderr").string();
-        const pid_t pid = fork();
-        if (pid == 0) {
-            const int in = open("/dev/null", O_RDONLY);
-            const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            if (chdir(dir.c_str()) != 0 || in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 ||
-                dup2(out, 1) < 0 || dup2(err, 2) < 0) {
-                _exit(126);
-            }
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
-        Completed done;
-        EXPECT_GT(pid, 0) << std::strerror(errno);
-        int status = 0;
-        EXPECT_EQ(waitpid(pid, &status, 0), pid);
-        done.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        done.out = read_all(out_path);
-        done.err = read_all(err_path);
-        return done;
-    }
-
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+    CliCommands() : CkptsimProcessTest("ckptsim-cli") {}
 
     std::string write_file(const std::string& name, const std::string& text) const {
         const auto full = path(name);
         std::ofstream(full, std::ios::binary | std::ios::trunc) << text;
         return full;
     }
-
-    std::filesystem::path dir_;
 };
 
 const std::vector<std::string> kPropertyIds{"P1", "P2", "P3", "P4",  "P5",  "P6",
@@ -196,7 +138,7 @@ TEST_F(CliCommands, AMutantIsCaughtAndItsReplayFileReproducesTheRun) {
         }
     }
     ASSERT_FALSE(replay_file.empty()) << caught->out;
-    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir_) / replay_file)) << replay_file;
+    EXPECT_TRUE(std::filesystem::exists(dir() / replay_file)) << replay_file;
     EXPECT_THAT(caught->out, HasSubstr("VIOLATED"));
 
     // The replay file carries the mutant: replaying it alone violates again, identically.

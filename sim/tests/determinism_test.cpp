@@ -2,19 +2,10 @@
 // separate processes, and whatever the number of explore jobs or shards. The trace hash is
 // recomputed here with a separate FNV-1a, so a change in how the library hashes cannot pass
 // unnoticed.
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <fcntl.h>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <string_view>
-#include <sys/wait.h>
-#include <system_error>
-#include <unistd.h>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -22,6 +13,7 @@
 
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
+#include "sim/tests/subprocess.hpp"
 
 namespace ckpt::sim {
 namespace {
@@ -42,61 +34,10 @@ std::string hex16(std::uint64_t value) {
     return text;
 }
 
-std::string read_all(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-struct Completed {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
 // Runs the ckptsim binary in a fresh directory, which also receives anything it writes by default.
-class DeterminismAcrossProcesses : public ::testing::Test {
+class DeterminismAcrossProcesses : public ckpt::testing::CkptsimProcessTest {
   protected:
-    void SetUp() override {
-        auto pattern = (std::filesystem::temp_directory_path() / "ckptsim-determinism-XXXXXX").string();
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
-        dir_ = pattern;
-    }
-    void TearDown() override {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
-    }
-
-    Completed ckptsim(std::vector<std::string> args) {
-        args.insert(args.begin(), CKPTSIM_BINARY);
-        std::vector<char*> argv;
-        for (auto& arg : args) {
-            argv.push_back(arg.data());
-        }
-        argv.push_back(nullptr);
-        const auto dir = dir_.string();
-        const auto out_path = (dir_ / "stdout").string();
-        const auto err_path = (dir_ / "stderr").string();
-        const pid_t pid = fork();
-        if (pid == 0) {
-            const int in = open("/dev/null", O_RDONLY);
-            const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            if (chdir(dir.c_str()) != 0 || in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 ||
-                dup2(out, 1) < 0 || dup2(err, 2) < 0) {
-                _exit(126);
-            }
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
-        Completed done;
-        EXPECT_GT(pid, 0) << std::strerror(errno);
-        int status = 0;
-        EXPECT_EQ(waitpid(pid, &status, 0), pid);
-        done.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        done.out = read_all(out_path);
-        done.err = read_all(err_path);
-        return done;
-    }
+    DeterminismAcrossProcesses() : CkptsimProcessTest("ckptsim-determinism") {}
 
     json ckptsim_json(const std::vector<std::string>& args) {
         const auto done = ckptsim(args);
@@ -104,9 +45,7 @@ class DeterminismAcrossProcesses : public ::testing::Test {
         return json::parse(done.out);
     }
 
-    std::string out_dir() const { return (dir_ / "failures").string(); }
-
-    std::filesystem::path dir_;
+    std::string out_dir() const { return path("failures"); }
 };
 
 TEST(TraceDeterminism, ReferenceFnvMatchesThePublishedVectors) {

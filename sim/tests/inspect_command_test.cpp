@@ -1,10 +1,9 @@
 // `ckptsim inspect` end to end: the real binary on output directories written in the seed's
 // formats (see seed_output_dir_fixtures.hpp), checking exit codes and the --json fields
 // scripts rely on.
-#include <cstdlib>
 #include <map>
 #include <string>
-#include <sys/wait.h>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/tests/seed_output_dir_fixtures.hpp"
+#include "sim/tests/subprocess.hpp"
 
 namespace ckpt::testing {
 namespace {
@@ -21,34 +21,13 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-struct Outcome {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string quoted(const std::string& text) {
-    return "'" + replace_all(text, "'", "'\\''") + "'";
+Completed run_inspect(const SeedOutputDir& dir, const std::vector<std::string>& arguments) {
+    std::vector<std::string> args{"inspect"};
+    args.insert(args.end(), arguments.begin(), arguments.end());
+    return run_ckptsim(std::move(args), dir.scratch());
 }
 
-Outcome run_inspect(SeedOutputDir& dir, const std::vector<std::string>& arguments) {
-    std::string command = quoted(CKPTSIM_BINARY) + " inspect";
-    for (const auto& argument : arguments) {
-        command += " " + quoted(argument);
-    }
-    const auto out = join_path(dir.scratch(), "stdout");
-    const auto err = join_path(dir.scratch(), "stderr");
-    const int status = std::system((command + " >" + quoted(out) + " 2>" + quoted(err)).c_str());
-    Outcome outcome;
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    outcome.out = dir.fs().read_file(out);
-    outcome.err = dir.fs().read_file(err);
-    dir.fs().unlink(out);
-    dir.fs().unlink(err);
-    return outcome;
-}
-
-json inspect_json(SeedOutputDir& dir, int expected_exit) {
+json inspect_json(const SeedOutputDir& dir, int expected_exit) {
     const auto outcome = run_inspect(dir, {dir.path(), "--json"});
     EXPECT_EQ(outcome.exit_code, expected_exit) << outcome.out << outcome.err;
     return json::parse(outcome.out);

@@ -1,26 +1,23 @@
 // `ckptsim policy` end to end: the real binary fed a JSONL file on stdin. This protocol is how
 // other implementations are compared with ours (issue 2, section 3), so every expected line
 // below is written out by hand from the seed's rules, never taken from our own output.
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <system_error>
-#include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/tests/subprocess.hpp"
+
 namespace ckpt::cli {
 namespace {
 
+using ckpt::testing::CkptsimProcessTest;
+using ckpt::testing::Completed;
 using nlohmann::json;
 using ::testing::HasSubstr;
 
@@ -29,80 +26,34 @@ constexpr const char* kRuntimeStopMessage =
     "observing more scores";
 constexpr const char* kStepMessage = "checkpoint evaluation step must be a non-negative integer";
 
-struct Completed {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-    std::vector<json> lines;  // stdout, one parsed object per line
+// A finished `ckptsim policy` and its stdout parsed, one object per line.
+struct PolicyRun : Completed {
+    std::vector<json> lines;
 };
 
-std::string read_all(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // A fresh directory per test: the process's stdin, stdout and stderr live there.
-class PolicyCli : public ::testing::Test {
+class PolicyCli : public CkptsimProcessTest {
   protected:
-    void SetUp() override {
-        auto pattern = (std::filesystem::temp_directory_path() / "ckptsim-policy-cli-XXXXXX").string();
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
-        dir_ = pattern;
-    }
-    void TearDown() override {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
-    }
+    PolicyCli() : CkptsimProcessTest("ckptsim-policy-cli") {}
 
-    // Runs `ckptsim policy FLAGS` with fork+exec (a shell would add its own quoting rules), its
-    // stdin a file holding `input_lines`, each ended by a newline.
-    Completed policy(const std::vector<std::string>& flags, const std::vector<std::string>& input_lines) {
-        const auto in_path = dir_ / "stdin.jsonl";
-        const auto out_path = dir_ / "stdout";
-        const auto err_path = dir_ / "stderr";
+    // Runs `ckptsim policy FLAGS`, its stdin a file holding `input_lines`, each ended by a newline.
+    PolicyRun policy(const std::vector<std::string>& flags, const std::vector<std::string>& input_lines) {
+        const auto in_path = path("stdin.jsonl");
         {
             std::ofstream input(in_path, std::ios::binary | std::ios::trunc);
             for (const auto& line : input_lines) {
                 input << line << '\n';
             }
         }
-        std::vector<std::string> args{CKPTSIM_BINARY, "policy"};
+        std::vector<std::string> args{"policy"};
         args.insert(args.end(), flags.begin(), flags.end());
-        std::vector<char*> argv;
-        for (auto& arg : args) {
-            argv.push_back(arg.data());
-        }
-        argv.push_back(nullptr);
-        const auto in_name = in_path.string();
-        const auto out_name = out_path.string();
-        const auto err_name = err_path.string();
-
-        Completed done;
-        const pid_t pid = fork();
-        if (pid == 0) {
-            const int in = open(in_name.c_str(), O_RDONLY);
-            const int out = open(out_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            const int err = open(err_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) {
-                _exit(126);
-            }
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
-        EXPECT_GT(pid, 0) << std::strerror(errno);
-        int status = 0;
-        EXPECT_EQ(waitpid(pid, &status, 0), pid);
-        done.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        done.out = read_all(out_path);
-        done.err = read_all(err_path);
+        PolicyRun done{ckptsim(std::move(args), in_path), {}};
         std::istringstream lines(done.out);
         for (std::string line; std::getline(lines, line);) {
             done.lines.push_back(json::parse(line));  // throws, failing the test, on a non-JSON line
         }
         return done;
     }
-
-    std::filesystem::path dir_;
 };
 
 // The seed's state_dict(), spelled out.

@@ -336,31 +336,29 @@ TEST(RankScheduler, MisuseIsRejected) {
     EXPECT_THAT(result.ranks[0].message, HasSubstr("src 5"));
 }
 
-// Not a timed assertion: prints the cost of the fiber machinery for the lead to read.
-TEST(RankScheduler, ReportsSwitchCost) {
+// Nanoseconds for every rank of `scheduler` to pass `barriers` barriers.
+double barrier_run_ns(RankScheduler& scheduler, int barriers) {
     using Clock = std::chrono::steady_clock;
-    constexpr int kBarriers = 200000;
-    RankScheduler scheduler({.world_size = 2});
     const auto start = Clock::now();
     scheduler.run([&](int rank) {
         SimCollective comm(scheduler, rank);
-        for (int i = 0; i < kBarriers; ++i) {
+        for (int i = 0; i < barriers; ++i) {
             comm.barrier();
         }
     });
-    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+    return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+}
+
+// Not a timed assertion: prints the cost of the fiber machinery for the lead to read.
+TEST(RankScheduler, ReportsSwitchCost) {
+    constexpr int kBarriers = 200000;
+    RankScheduler scheduler({.world_size = 2});
+    const double ns = barrier_run_ns(scheduler, kBarriers);
     const auto switches = static_cast<double>(scheduler.stats().context_switches);
 
     constexpr int kLocal = 5000000;
     RankScheduler single({.world_size = 1});
-    const auto single_start = Clock::now();
-    single.run([&](int rank) {
-        SimCollective comm(single, rank);
-        for (int i = 0; i < kLocal; ++i) {
-            comm.barrier();
-        }
-    });
-    const double single_ns = std::chrono::duration<double, std::nano>(Clock::now() - single_start).count();
+    const double single_ns = barrier_run_ns(single, kLocal);
 
     std::cout << "[ switch cost ] 2 ranks: " << ns / switches << " ns per context switch, " << ns / kBarriers
               << " ns per barrier; 1 rank: " << single_ns / kLocal << " ns per barrier\n";

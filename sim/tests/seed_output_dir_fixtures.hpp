@@ -7,16 +7,14 @@
 // The JSON is spelled out here rather than produced by our own code, so a format drift in
 // our writer cannot hide a reader bug.
 
-#include <cerrno>
 #include <cstdint>
-#include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "policy/file_system.hpp"
 #include "policy/posix_file_system.hpp"
+#include "policy/tests/temp_dir.hpp"
 
 namespace ckpt::testing {
 
@@ -155,30 +153,13 @@ inline std::string pre_stateful_trainer_state(std::int64_t step) {
            ",\n  \"log_history\": [],\n  \"max_steps\": 1000,\n  \"total_flos\": 0.0\n}\n";
 }
 
-// A fresh mkdtemp directory holding `run/`, the output directory under test; removed afterwards.
+// A fresh temp directory holding `run/`, the output directory under test; removed afterwards.
 class SeedOutputDir {
   public:
-    SeedOutputDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "ckptsim-inspect-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            throw FileSystemError("mkdtemp", pattern, errno);
-        }
-        root_ = pattern;
-        dir_ = join_path(root_, "run");
-        fs_.mkdir(dir_);
-    }
-    ~SeedOutputDir() {
-        try {
-            fs_.remove_tree(root_);
-        } catch (const FileSystemError&) {
-            // A failed clean-up must not hide the test's own verdict.
-        }
-    }
-    SeedOutputDir(const SeedOutputDir&) = delete;
-    SeedOutputDir& operator=(const SeedOutputDir&) = delete;
+    SeedOutputDir() { fs_.mkdir(dir_); }
 
     const std::string& path() const { return dir_; }
-    const std::string& scratch() const { return root_; }
+    const std::string& scratch() const { return root_.path(); }
     std::string at(std::string_view name) const { return join_path(dir_, name); }
     PosixFileSystem& fs() { return fs_; }
 
@@ -201,9 +182,9 @@ class SeedOutputDir {
     void link(const std::string& target) { fs_.symlink(target, at("final_checkpoint")); }
 
   private:
+    TempDir root_{"ckptsim-inspect"};
+    std::string dir_ = root_.at("run");
     PosixFileSystem fs_;
-    std::string root_;
-    std::string dir_;
 };
 
 }  // namespace ckpt::testing

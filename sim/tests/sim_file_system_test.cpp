@@ -28,6 +28,11 @@ int error_of(const std::function<void()>& call) {
     return 0;
 }
 
+// Injects `fault` into every `op` and nothing into any other operation.
+SimFileSystem::FaultInjector fault_on(FsOp op, Fault fault) {
+    return [op, fault](const FsOperation& operation) { return operation.op == op ? fault : Fault{}; };
+}
+
 // The seed's sidecar protocol: write temp, fsync temp, rename over the target, fsync the parent.
 void atomic_replace(SimFileSystem& fs, const std::string& dir, const std::string& name,
                     const std::string& data) {
@@ -242,18 +247,14 @@ TEST_F(SimFileSystemTest, RenameOntoAnEmptyDirectoryReplacesIt) {
 }
 
 TEST_F(SimFileSystemTest, EnospcOnWriteLeavesAnEmptyFile) {
-    fs.set_fault_injector([](const FsOperation& op) {
-        return op.op == FsOp::write_file ? Fault{FaultKind::enospc, 0} : Fault{};
-    });
+    fs.set_fault_injector(fault_on(FsOp::write_file, Fault{FaultKind::enospc, 0}));
     EXPECT_EQ(error_of([&] { fs.write_file("/out/f", "data"); }), ENOSPC);
     EXPECT_EQ(fs.read_file("/out/f"), "");
     EXPECT_EQ(fs.stats().faults_injected, 1U);
 }
 
 TEST_F(SimFileSystemTest, ShortWriteLeavesAPrefixAndReportsEnospc) {
-    fs.set_fault_injector([](const FsOperation& op) {
-        return op.op == FsOp::write_file ? Fault{FaultKind::short_write, 3} : Fault{};
-    });
+    fs.set_fault_injector(fault_on(FsOp::write_file, Fault{FaultKind::short_write, 3}));
     EXPECT_EQ(error_of([&] { fs.write_file("/out/f", "abcdef"); }), ENOSPC);
     EXPECT_EQ(fs.read_file("/out/f"), "abc");
     EXPECT_EQ(fs.stats().bytes_written, 3U);
@@ -263,9 +264,7 @@ TEST_F(SimFileSystemTest, FailedFsyncMakesNothingDurable) {
     fs.write_file("/out/f", "old");
     fs.sync_all();
     fs.write_file("/out/f", "new");
-    fs.set_fault_injector([](const FsOperation& op) {
-        return op.op == FsOp::fsync_file ? Fault{FaultKind::eio, 0} : Fault{};
-    });
+    fs.set_fault_injector(fault_on(FsOp::fsync_file, Fault{FaultKind::eio, 0}));
     EXPECT_EQ(error_of([&] { fs.fsync_file("/out/f"); }), EIO);
     EXPECT_EQ(fs.durable_content("/out/f"), "old");
 }

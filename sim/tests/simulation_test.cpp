@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -46,6 +47,15 @@ Scenario base_scenario(std::vector<double> script) {
     s.score.noisy_replay = false;
     s.score.external_baseline = false;
     s.watchdog = true;
+    return s;
+}
+
+// A constant score on `ranks` ranks with `faults` planned: every evaluation after the first is a
+// tie, so only the faults decide how the run goes.
+Scenario constant_score(int ranks, std::vector<PlannedFault> faults) {
+    auto s = base_scenario({0.5});
+    s.ranks = ranks;
+    s.faults = std::move(faults);
     return s;
 }
 
@@ -108,14 +118,21 @@ std::string describe(const ScenarioResult& result) {
     return text;
 }
 
+// Every property held and the run reached its end; otherwise what happened instead.
+::testing::AssertionResult finished_cleanly(const ScenarioResult& result) {
+    if (result.ok() && result.outcome == Outcome::finished) {
+        return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure() << describe(result);
+}
+
 // A constant score: every evaluation after the first is a tie, whatever order the script is read in.
 TEST(Simulation, CountedTiesStopAtPatience) {
     auto s = base_scenario({0.5});
     s.policy.tie_policy = TiePolicy::count;
     s.policy.patience = 3;
     const auto result = run(s);
-    ASSERT_TRUE(result.ok()) << describe(result);
-    EXPECT_EQ(result.outcome, Outcome::finished);
+    ASSERT_TRUE(finished_cleanly(result));
     // 10: initial (saved); 20, 30: tie_counted (1, 2); 40: the third tie reaches patience 3.
     const auto evaluations = events(result, "evaluation");
     EXPECT_THAT(field<std::string>(evaluations, "reason"),
@@ -131,8 +148,7 @@ TEST(Simulation, CountedTiesStopAtPatience) {
 // evaluation step (cycled)"), so a script is a score sequence a user can reason about.
 TEST(Simulation, ScriptedScoresStopByPatienceAtAKnownStep) {
     const auto result = run(base_scenario({0.5, 0.6, 0.55, 0.4, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99}));
-    ASSERT_TRUE(result.ok()) << describe(result);
-    EXPECT_EQ(result.outcome, Outcome::finished);
+    ASSERT_TRUE(finished_cleanly(result));
     // 10: 0.5 initial; 20: 0.6 improved; 30: 0.55 lower (streak 1); 40: 0.4 lower (streak 2 =
     // patience): stop. The later, better scores are never seen.
     const auto evaluations = events(result, "evaluation");
@@ -149,13 +165,11 @@ TEST(Simulation, ScriptedScoresStopByPatienceAtAKnownStep) {
 }
 
 TEST(Simulation, CrashAfterEvaluationResumesFromTheDurableState) {
-    auto s = base_scenario({0.5});
+    auto s = constant_score(1, {crash_at(CrashPoint::after_evaluation, 3)});
     s.policy.tie_policy = TiePolicy::count;
     s.policy.patience = 5;
-    s.faults = {crash_at(CrashPoint::after_evaluation, 3)};
     const auto result = run(s);
-    ASSERT_TRUE(result.ok()) << describe(result);
-    EXPECT_EQ(result.outcome, Outcome::finished);
+    ASSERT_TRUE(finished_cleanly(result));
     EXPECT_EQ(result.stats.incarnations, 2U);
     EXPECT_EQ(result.stats.resumes, 1U);
 
@@ -180,10 +194,8 @@ TEST(Simulation, CrashAfterEvaluationResumesFromTheDurableState) {
 }
 
 TEST(Simulation, RankDeathWithoutWatchdogIsAHangNotAViolation) {
-    auto s = base_scenario({0.5});
-    s.ranks = 2;
+    auto s = constant_score(2, {at_step(FaultAction::rank_death, 15, 1)});
     s.watchdog = false;
-    s.faults = {at_step(FaultAction::rank_death, 15, 1)};
     const auto result = run(s);
     EXPECT_TRUE(result.ok()) << describe(result);
     EXPECT_EQ(result.outcome, Outcome::hung) << describe(result);
@@ -196,13 +208,10 @@ TEST(Simulation, RankDeathWithoutWatchdogIsAHangNotAViolation) {
 }
 
 TEST(Simulation, RankDeathWithWatchdogResumesAndFinishes) {
-    auto s = base_scenario({0.5});
-    s.ranks = 2;
+    auto s = constant_score(2, {at_step(FaultAction::rank_death, 15, 1)});
     s.watchdog = true;
-    s.faults = {at_step(FaultAction::rank_death, 15, 1)};
     const auto result = run(s);
-    ASSERT_TRUE(result.ok()) << describe(result);
-    EXPECT_EQ(result.outcome, Outcome::finished);
+    ASSERT_TRUE(finished_cleanly(result));
     EXPECT_EQ(result.stats.hangs, 1U);
     EXPECT_EQ(result.stats.resumes, 1U);
     EXPECT_EQ(events(result, "watchdog").size(), 1U);
@@ -217,18 +226,14 @@ TEST(Simulation, RankDeathWithWatchdogResumesAndFinishes) {
 }
 
 TEST(Simulation, SidecarRenameErrorFailsEveryRankAndTheJobRestarts) {
-    auto s = base_scenario({0.5});
-    s.ranks = 3;
     PlannedFault io;
     io.action = FaultAction::io_error;
     io.target = IoTarget::sidecar_rename;
     io.error = FaultKind::eio;
     io.occurrence = 1;
-    s.faults = {io};
-    const auto result = run(s);
-    ASSERT_TRUE(result.ok()) << describe(result);
+    const auto result = run(constant_score(3, {io}));
+    ASSERT_TRUE(finished_cleanly(result));
     EXPECT_TRUE(result.held(Property::P6));
-    EXPECT_EQ(result.outcome, Outcome::finished);
     EXPECT_EQ(events(result, "io_error").size(), 1U);
     // The first rename is the commit of checkpoint-10; its error is shared by every rank.
     const auto failures = events(result, "job_failed");
@@ -243,10 +248,7 @@ TEST(Simulation, SidecarRenameErrorFailsEveryRankAndTheJobRestarts) {
 }
 
 TEST(Simulation, CorruptSidecarEndsAsAnExplainedFailure) {
-    auto s = base_scenario({0.5});
-    s.ranks = 2;
-    s.faults = {at_step(FaultAction::corrupt_sidecar, 25)};
-    const auto result = run(s);
+    const auto result = run(constant_score(2, {at_step(FaultAction::corrupt_sidecar, 25)}));
     EXPECT_TRUE(result.ok()) << describe(result);
     EXPECT_EQ(result.outcome, Outcome::failed_explained) << describe(result);
     EXPECT_EQ(events(result, "corrupt").size(), 1U);
@@ -257,9 +259,8 @@ TEST(Simulation, CorruptSidecarEndsAsAnExplainedFailure) {
 // Transformers' get_last_checkpoint takes the newest checkpoint-N without checking it, so a
 // crash between truncating trainer_state.json and writing it makes the resume fail (#35782).
 TEST(Simulation, TransformersResumeOfAnIncompleteCheckpointFails) {
-    auto s = base_scenario({0.5});
+    auto s = constant_score(1, {crash_at(CrashPoint::inside_trainer_state_write, 1)});
     s.resume_rule = ResumeRule::transformers;
-    s.faults = {crash_at(CrashPoint::inside_trainer_state_write, 1)};
     const auto result = run(s);
     EXPECT_EQ(result.outcome, Outcome::resume_failed) << describe(result);
     EXPECT_TRUE(result.ok()) << describe(result);  // a known upstream bug, not ours
@@ -270,12 +271,10 @@ TEST(Simulation, TransformersResumeOfAnIncompleteCheckpointFails) {
 }
 
 TEST(Simulation, FixedResumeRuleSurvivesTheSameCrash) {
-    auto s = base_scenario({0.5});
+    auto s = constant_score(1, {crash_at(CrashPoint::inside_trainer_state_write, 1)});
     s.resume_rule = ResumeRule::fixed;
-    s.faults = {crash_at(CrashPoint::inside_trainer_state_write, 1)};
     const auto result = run(s);
-    ASSERT_TRUE(result.ok()) << describe(result);
-    EXPECT_EQ(result.outcome, Outcome::finished);
+    ASSERT_TRUE(finished_cleanly(result));
     // No complete checkpoint exists, so the job starts over from step 0 and trains to 100.
     EXPECT_EQ(result.stats.resumes, 0U);
     EXPECT_EQ(result.stats.incarnations, 2U);
