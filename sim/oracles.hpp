@@ -91,6 +91,7 @@ class Oracles {
     std::vector<std::pair<std::uint64_t, CheckpointEvaluationState>> agreement_;  // by sequence: first rank's
     std::uint64_t link_checked_at_ops_ = UINT64_MAX;  // file-system operation count of the last P4 check
     bool link_check_was_ok_ = true;
+    std::optional<std::int64_t> link_checked_step_;
 };
 
 }  // namespace ckpt::sim

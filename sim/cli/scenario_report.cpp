@@ -126,7 +126,8 @@ json report_json(const ScenarioReport& report) {
           {"incarnations", stats.incarnations},
           {"resumes", stats.resumes},
           {"hangs", stats.hangs},
-          {"virtual_seconds", stats.virtual_ms / 1000}}},
+          {"virtual_seconds", stats.virtual_ms / 1000},
+          {"save_window_dangling", stats.save_window_dangling}}},
     };
     if (report.file.mutant) {
         out["mutant"] = mutants::name_of(*report.file.mutant);
