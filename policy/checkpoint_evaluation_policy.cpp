@@ -85,23 +85,37 @@ CheckpointEvaluationDecision CheckpointEvaluationPolicy::observe(const nlohmann:
     return observe_checked(score_value, coerce_step(step));
 }
 
+namespace {
+
+// The refusals live out of line, so observe()'s fast path stays a handful of instructions.
+[[noreturn, gnu::cold]] void throw_already_stopped() {
+    throw RuntimeError(
+        "checkpoint evaluation policy already requested training stop; "
+        "create a new run instead of observing more scores");
+}
+
+[[noreturn, gnu::cold]] void throw_counter_overflow() {
+    throw ValueError("checkpoint evaluation counters cannot exceed " + std::to_string(INT64_MAX));
+}
+
+}  // namespace
+
 CheckpointEvaluationDecision CheckpointEvaluationPolicy::observe_checked(double score, std::int64_t step) {
     auto& s = state_;
     if (s.stop_requested) {
-        throw RuntimeError(
-            "checkpoint evaluation policy already requested training stop; "
-            "create a new run instead of observing more scores");
+        throw_already_stopped();
     }
     // Python's integers do not overflow; ours would, silently (and undefined). A state that
     // carries a counter this large cannot be from a real run: refuse instead of wrapping.
     if (s.evaluation_count == INT64_MAX || s.lower_score_streak == INT64_MAX) {
-        throw ValueError("checkpoint evaluation counters cannot exceed " + std::to_string(INT64_MAX));
+        throw_counter_overflow();
     }
     s.evaluation_count += 1;
+    const auto mutant = mutants::active();  // one thread-local read for the whole decision
 
     const bool first = !s.best_score;
-    const bool improves = first || score > *s.best_score ||
-                          (mutants::is_active(Mutant::tie_replaces_best) && score == *s.best_score);
+    const bool improves =
+        first || score > *s.best_score || (mutant == Mutant::tie_replaces_best && score == *s.best_score);
     if (improves) {
         s.best_score = score;
         s.best_step = step;
@@ -114,7 +128,7 @@ CheckpointEvaluationDecision CheckpointEvaluationPolicy::observe_checked(double 
     const bool lower = score < *s.best_score;
     // Early evaluations are health checks: they may improve the best (above), but a transient
     // drop or plateau before the boundary never consumes patience.
-    if (step < settings_.patience_start_step && !mutants::is_active(Mutant::warmup_consumes_patience)) {
+    if (step < settings_.patience_start_step && mutant != Mutant::warmup_consumes_patience) {
         s.lower_score_streak = 0;
         s.stop_requested = false;
         return decide(score, step, false, false,
