@@ -341,11 +341,10 @@ void Oracles::at_crash_point(CrashPoint /*point*/) {
     if (!fresh) {
         return;  // already reported for this state of the disk
     }
-    violate(Property::P4,
-            "final_checkpoint names " +
-                (link_checked_step_ ? "checkpoint-" + std::to_string(*link_checked_step_)
-                                    : std::string("a non-checkpoint")) +
-                ", which is not complete, outside the save window");
+    violate(Property::P4, "final_checkpoint names " +
+                              (link_checked_step_ ? "checkpoint-" + std::to_string(*link_checked_step_)
+                                                  : std::string("a non-checkpoint")) +
+                              ", which is not complete, outside the save window");
 }
 
 // ---- resume ---------------------------------------------------------------------------------

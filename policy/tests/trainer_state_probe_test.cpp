@@ -6,12 +6,14 @@ namespace ckpt {
 namespace {
 
 TEST(TrainerStateProbe, ReadsTopLevelGlobalStep) {
-    EXPECT_EQ(probe_global_step(R"({"epoch": 1.5, "global_step": 40, "stateful_callbacks": {"x": {"global_step": 7}}})"),
+    EXPECT_EQ(probe_global_step(
+                  R"({"epoch": 1.5, "global_step": 40, "stateful_callbacks": {"x": {"global_step": 7}}})"),
               40);
 }
 
 TEST(TrainerStateProbe, IgnoresNestedGlobalStep) {
-    EXPECT_EQ(probe_global_step(R"({"log_history": [{"global_step": 7}], "a": {"global_step": 9}})"), std::nullopt);
+    EXPECT_EQ(probe_global_step(R"({"log_history": [{"global_step": 7}], "a": {"global_step": 9}})"),
+              std::nullopt);
 }
 
 TEST(TrainerStateProbe, TornOrEmptyDocumentsAreNotComplete) {
