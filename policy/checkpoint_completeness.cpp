@@ -7,14 +7,6 @@
 
 namespace ckpt {
 
-bool checkpoint_is_usable(FileSystem& fs, const std::string& output_dir, std::int64_t step) {
-    try {
-        return is_complete_checkpoint(fs, output_dir, step);
-    } catch (const FileSystemError&) {
-        return false;
-    }
-}
-
 std::string why_checkpoint_is_incomplete(FileSystem& fs, const std::string& output_dir, std::int64_t step) {
     const auto path = join_path(join_path(output_dir, checkpoint_dir_name(step)), kTrainerStateName);
     if (!fs.exists(path)) {

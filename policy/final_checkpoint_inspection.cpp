@@ -47,7 +47,7 @@ FinalCheckpointVerdict inspect_final_checkpoint(FileSystem& fs, const std::strin
                                     fix);
         return verdict;
     }
-    if (!checkpoint_is_usable(fs, output_dir, *step)) {
+    if (!is_complete_checkpoint(fs, output_dir, *step)) {
         problem("link_incomplete",
                 name + " points at " + quoted + ", which is an incomplete checkpoint." + fix);
         return verdict;

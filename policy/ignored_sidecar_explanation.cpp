@@ -41,7 +41,7 @@ std::optional<InspectionFinding> explain_ignored_sidecar(FileSystem& fs, const s
     }
     const auto best = checkpoint_dir_name(theirs.best_step.value_or(0));
     const auto lost = evaluations(theirs.evaluation_count - ours);
-    if (!theirs.best_step || !checkpoint_is_usable(fs, output_dir, *theirs.best_step)) {
+    if (!theirs.best_step || !is_complete_checkpoint(fs, output_dir, *theirs.best_step)) {
         const auto why = fs.is_dir(join_path(output_dir, best)) ? "is incomplete: its save never committed"
                                                                 : "does not exist: its save never committed, "
                                                                   "or it was deleted";

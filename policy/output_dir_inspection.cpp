@@ -75,7 +75,7 @@ class Inspector {
         const auto newest = all.empty() ? std::nullopt : std::optional(all.back());
         for (const auto& entry : all) {
             InspectedCheckpoint checkpoint{
-                entry.name, entry.step, checkpoint_is_usable(fs_, dir_, entry.step), {}};
+                entry.name, entry.step, is_complete_checkpoint(fs_, dir_, entry.step), {}};
             if (!checkpoint.complete) {
                 checkpoint.detail = why_checkpoint_is_incomplete(fs_, dir_, entry.step);
                 if (newest && newest->step != entry.step) {
@@ -340,7 +340,7 @@ class Inspector {
         }
         if (state.best_step && !state.best_is_external) {
             retained_best_ = *state.best_step;
-            if (!checkpoint_is_usable(fs_, dir_, *state.best_step)) {
+            if (!is_complete_checkpoint(fs_, dir_, *state.best_step)) {
                 problem("best_checkpoint_missing",
                         "the restored policy names best " + checkpoint_dir_name(*state.best_step) +
                             ", which is missing or incomplete: the retained model is gone.");

@@ -212,7 +212,8 @@ void FaultInjector::observe(const FsOperation& operation) {
     pass(CrashPoint::inside_sidecar_write, 0);
 }
 
-bool FaultInjector::io_target_matches(IoTarget target, const FsOperation& operation) const {
+bool FaultInjector::io_target_matches(IoTarget target, const FsOperation& operation,
+                                      bool after_callback_rename) const {
     switch (target) {
         case IoTarget::sidecar_write:
             return operation.op == FsOp::write_file &&
@@ -223,10 +224,9 @@ bool FaultInjector::io_target_matches(IoTarget target, const FsOperation& operat
         case IoTarget::sidecar_rename:
             return operation.op == FsOp::rename && operation.other == sidecar_path_;
         case IoTarget::directory_fsync:
-            // Decided in io_fault: only the callback's own directory fsync, right after its
-            // sidecar or link rename, is in the fault model (rank 0's sidecar and link
-            // operations), not the trainer's.
-            return false;
+            // Only the callback's own directory fsync, right after its sidecar or link rename, is
+            // in the fault model (rank 0's sidecar and link operations), not the trainer's.
+            return operation.op == FsOp::fsync_dir && operation.path == output_dir_ && after_callback_rename;
         case IoTarget::link_symlink:
             return operation.op == FsOp::symlink && operation.path == link_temp_path_;
         case IoTarget::link_rename:
@@ -247,11 +247,8 @@ Fault FaultInjector::io_fault(const FsOperation& operation) {
     }
     for (std::size_t i = 0; i < plan_.size(); ++i) {
         const auto& fault = scenario_.faults[i];
-        const bool matches =
-            fault.target == IoTarget::directory_fsync
-                ? operation.op == FsOp::fsync_dir && operation.path == output_dir_ && dir_fsync_after_rename
-                : io_target_matches(fault.target, operation);
-        if (plan_[i].fired || fault.action != FaultAction::io_error || !matches) {
+        if (plan_[i].fired || fault.action != FaultAction::io_error ||
+            !io_target_matches(fault.target, operation, dir_fsync_after_rename)) {
             continue;
         }
         if (++plan_[i].seen < fault.occurrence) {

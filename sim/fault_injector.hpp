@@ -62,7 +62,7 @@ class FaultInjector {
     void fire_crash(std::size_t index, CrashPoint point);
     void fire_step_fault(std::size_t index, int rank);
     void corrupt_until_unreadable(const std::string& path);
-    bool io_target_matches(IoTarget target, const FsOperation& operation) const;
+    bool io_target_matches(IoTarget target, const FsOperation& operation, bool after_callback_rename) const;
     void refresh_next_step_fault() noexcept;
 
     const Scenario& scenario_;
