@@ -4,11 +4,11 @@
 
 #include <benchmark/benchmark.h>
 
-#include "policy/collective.hpp"
-#include "policy/posix_file_system.hpp"
-#include "policy/trainer_control.hpp"
-#include "policy/trainer_types.hpp"
-#include "policy/trigger_callback.hpp"
+#include "policy/callbacks/trainer_control.hpp"
+#include "policy/callbacks/trainer_types.hpp"
+#include "policy/ports/collective.hpp"
+#include "policy/ports/posix_file_system.hpp"
+#include "policy/trigger/trigger_callback.hpp"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/scenario_tally.hpp"
-#include "sim/scenario.hpp"
-#include "sim/simulation.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/world/simulation.hpp"
 
 namespace {
 

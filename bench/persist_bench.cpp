@@ -11,10 +11,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "policy/collective.hpp"
-#include "policy/posix_file_system.hpp"
-#include "policy/trigger_callback.hpp"
-#include "sim/sim_file_system.hpp"
+#include "policy/ports/collective.hpp"
+#include "policy/ports/posix_file_system.hpp"
+#include "policy/trigger/trigger_callback.hpp"
+#include "sim/disk/sim_file_system.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "policy/apply_decision.hpp"
-#include "policy/checkpoint_evaluation_policy.hpp"
-#include "policy/trainer_control.hpp"
+#include "policy/callbacks/trainer_control.hpp"
+#include "policy/core/checkpoint_evaluation_policy.hpp"
+#include "policy/trigger/apply_decision.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "sim/simulation.hpp"
+#include "sim/world/simulation.hpp"
 
 namespace ckpt::bench {
 

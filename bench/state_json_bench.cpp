@@ -9,9 +9,9 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
-#include "policy/checkpoint_evaluation_decision.hpp"
-#include "policy/checkpoint_evaluation_policy.hpp"
-#include "policy/state_json_text.hpp"
+#include "policy/core/checkpoint_evaluation_decision.hpp"
+#include "policy/core/checkpoint_evaluation_policy.hpp"
+#include "policy/formats/state_json_text.hpp"
 
 namespace {
 

@@ -15,13 +15,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "policy/mutants.hpp"
-#include "properties/property_check.hpp"
-#include "properties/quiet_check.hpp"
-#include "properties/scenario_generators.hpp"
-#include "properties/scenario_minimiser.hpp"
-#include "sim/mutation_runner.hpp"
-#include "sim/scenario_file.hpp"
+#include "policy/base/mutants.hpp"
+#include "properties/support/property_check.hpp"
+#include "properties/support/quiet_check.hpp"
+#include "properties/support/scenario_generators.hpp"
+#include "properties/support/scenario_minimiser.hpp"
+#include "sim/explore/mutation_runner.hpp"
+#include "sim/world/scenario_file.hpp"
 
 namespace ckpt::properties {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/mutants.hpp"
-#include "sim/scenario_file.hpp"
+#include "policy/base/mutants.hpp"
+#include "sim/world/scenario_file.hpp"
 
 namespace ckpt::properties {
 namespace {

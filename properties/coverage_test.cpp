@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "properties/scenario_generators.hpp"
-#include "sim/explorer.hpp"
+#include "properties/support/scenario_generators.hpp"
+#include "sim/explore/explorer.hpp"
 
 namespace ckpt::properties {
 namespace {

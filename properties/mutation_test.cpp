@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/mutants.hpp"
-#include "sim/mutation_runner.hpp"
+#include "policy/base/mutants.hpp"
+#include "sim/explore/mutation_runner.hpp"
 
 namespace ckpt::properties {
 namespace {

@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 #include <rapidcheck/gtest.h>
 
-#include "properties/property_check.hpp"
-#include "properties/scenario_generators.hpp"
-#include "sim/scenario_file.hpp"
+#include "properties/support/property_check.hpp"
+#include "properties/support/scenario_generators.hpp"
+#include "sim/world/scenario_file.hpp"
 
 namespace ckpt::properties {
 namespace {

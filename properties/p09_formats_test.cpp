@@ -10,13 +10,13 @@
 #include <nlohmann/json.hpp>
 #include <rapidcheck/gtest.h>
 
-#include "policy/checkpoint_layout.hpp"
-#include "policy/collective.hpp"
-#include "policy/trigger_callback.hpp"
-#include "properties/policy_state_generators.hpp"
-#include "properties/property_check.hpp"
-#include "properties/scenario_generators.hpp"
-#include "sim/sim_file_system.hpp"
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/ports/collective.hpp"
+#include "policy/trigger/trigger_callback.hpp"
+#include "properties/support/policy_state_generators.hpp"
+#include "properties/support/property_check.hpp"
+#include "properties/support/scenario_generators.hpp"
+#include "sim/disk/sim_file_system.hpp"
 
 namespace ckpt::properties {
 namespace {

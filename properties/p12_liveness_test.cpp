@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "properties/property_check.hpp"
-#include "properties/scenario_generators.hpp"
+#include "properties/support/property_check.hpp"
+#include "properties/support/scenario_generators.hpp"
 
 namespace ckpt::properties {
 namespace {

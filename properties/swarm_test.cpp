@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/explorer.hpp"
+#include "sim/explore/explorer.hpp"
 
 namespace ckpt::properties {
 namespace {

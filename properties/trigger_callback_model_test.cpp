@@ -25,15 +25,15 @@
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
 
-#include "policy/apply_decision.hpp"
-#include "policy/checkpoint_layout.hpp"
-#include "policy/collective.hpp"
-#include "policy/final_checkpoint_link.hpp"
-#include "policy/mutants.hpp"
-#include "policy/trigger_callback.hpp"
-#include "properties/quiet_check.hpp"
-#include "sim/rng.hpp"
-#include "sim/sim_file_system.hpp"
+#include "policy/base/mutants.hpp"
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/output_dir/final_checkpoint_link.hpp"
+#include "policy/ports/collective.hpp"
+#include "policy/trigger/apply_decision.hpp"
+#include "policy/trigger/trigger_callback.hpp"
+#include "properties/support/quiet_check.hpp"
+#include "sim/base/rng.hpp"
+#include "sim/disk/sim_file_system.hpp"
 
 namespace ckpt::properties {
 namespace {

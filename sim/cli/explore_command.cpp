@@ -10,7 +10,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/explore_report.hpp"
-#include "sim/scenario_file.hpp"
+#include "sim/world/scenario_file.hpp"
 
 namespace ckpt::cli {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/explorer.hpp"
+#include "sim/explore/explorer.hpp"
 
 namespace ckpt::cli {
 

@@ -6,11 +6,11 @@
 #include <memory>
 #include <string>
 
-#include "policy/errors.hpp"
-#include "policy/file_system_error.hpp"
-#include "policy/output_dir_inspection.hpp"
-#include "policy/posix_file_system.hpp"
-#include "policy/python_values.hpp"
+#include "policy/base/errors.hpp"
+#include "policy/inspect/output_dir_inspection.hpp"
+#include "policy/ports/file_system_error.hpp"
+#include "policy/ports/posix_file_system.hpp"
+#include "policy/python/python_values.hpp"
 #include "sim/cli/command.hpp"
 
 namespace ckpt::cli {

@@ -2,7 +2,7 @@
 #include <iostream>
 #include <vector>
 
-#include "policy/errors.hpp"
+#include "policy/base/errors.hpp"
 #include "sim/cli/command.hpp"
 
 int main(int argc, char** argv) {

@@ -5,9 +5,9 @@
 #include <thread>
 
 #include "sim/cli/command.hpp"
-#include "sim/mutation_runner.hpp"
-#include "sim/scenario_file.hpp"
-#include "sim/simulation.hpp"
+#include "sim/explore/mutation_runner.hpp"
+#include "sim/world/scenario_file.hpp"
+#include "sim/world/simulation.hpp"
 
 namespace ckpt::cli {
 namespace {

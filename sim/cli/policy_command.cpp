@@ -4,8 +4,8 @@
 #include <limits>
 #include <string>
 
-#include "policy/checkpoint_evaluation_policy.hpp"
-#include "policy/errors.hpp"
+#include "policy/base/errors.hpp"
+#include "policy/core/checkpoint_evaluation_policy.hpp"
 #include "sim/cli/command.hpp"
 
 namespace ckpt::cli {

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario_file.hpp"
-#include "sim/simulation.hpp"
+#include "sim/world/scenario_file.hpp"
+#include "sim/world/simulation.hpp"
 
 namespace ckpt::cli {
 

@@ -1,0 +1,88 @@
+# One library per folder, with its dependencies declared, and a configure-time check that
+# every #include "a/b/c.hpp" in the folder names its own folder or one it declared. A wrong
+# include therefore fails the build, as Abseil's per-folder targets make it fail.
+#
+#   ckpt_library(<target> [DEPS <ckpt targets>...] [LIBS <external targets>...])
+#
+# The target's sources are the folder's *.cpp files (none: an INTERFACE library). Folder
+# names are recorded per target so that dependents' includes can be checked against them.
+
+function(ckpt_folder_of target out)
+  get_property(folder GLOBAL PROPERTY CKPT_FOLDER_${target})
+  if(NOT folder)
+    message(FATAL_ERROR "ckpt_library: ${target} is not a ckpt library (declare it first)")
+  endif()
+  set(${out} "${folder}" PARENT_SCOPE)
+endfunction()
+
+# Fails the configure when a file includes a project header outside `allowed` folders.
+function(ckpt_check_includes owner directory allowed)
+  file(GLOB files ${directory}/*.cpp ${directory}/*.hpp)
+  foreach(file IN LISTS files)
+    file(STRINGS "${file}" lines REGEX "^#include \"")
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+      get_filename_component(header_folder "${header}" DIRECTORY)
+      if(NOT header_folder IN_LIST allowed)
+        file(RELATIVE_PATH shown "${PROJECT_SOURCE_DIR}" "${file}")
+        message(FATAL_ERROR "layering: ${shown} includes ${header}, but ${owner} does not depend "
+                            "on ${header_folder} (allowed: ${allowed})")
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
+
+function(ckpt_library target)
+  cmake_parse_arguments(ARG "" "" "DEPS;LIBS" ${ARGN})
+  file(RELATIVE_PATH folder "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}")
+  set_property(GLOBAL PROPERTY CKPT_FOLDER_${target} "${folder}")
+  set(allowed "${folder}")
+  foreach(dep IN LISTS ARG_DEPS)
+    ckpt_folder_of(${dep} dep_folder)
+    list(APPEND allowed "${dep_folder}")
+  endforeach()
+  ckpt_check_includes(${target} "${CMAKE_CURRENT_SOURCE_DIR}" "${allowed}")
+
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  if(sources)
+    add_library(${target} STATIC ${sources})
+    target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${target} PUBLIC ${ARG_DEPS} ${ARG_LIBS})
+  else()
+    add_library(${target} INTERFACE)
+    target_include_directories(${target} INTERFACE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${target} INTERFACE ${ARG_DEPS} ${ARG_LIBS})
+  endif()
+endfunction()
+
+# A folder of tests or tools, and its subfolders: each file's includes are checked against
+# the libraries the folder's executable links, plus `FOLDERS` (shared test support).
+function(ckpt_check_folder owner)
+  cmake_parse_arguments(ARG "" "" "DEPS;FOLDERS" ${ARGN})
+  set(allowed ${ARG_FOLDERS})
+  foreach(dep IN LISTS ARG_DEPS)
+    ckpt_folder_of(${dep} dep_folder)
+    list(APPEND allowed "${dep_folder}")
+  endforeach()
+  file(GLOB_RECURSE files LIST_DIRECTORIES true ${CMAKE_CURRENT_SOURCE_DIR}/*)
+  set(directories ${CMAKE_CURRENT_SOURCE_DIR})
+  foreach(entry IN LISTS files)
+    if(IS_DIRECTORY "${entry}")
+      list(APPEND directories "${entry}")
+    endif()
+  endforeach()
+  foreach(directory IN LISTS directories)
+    file(RELATIVE_PATH folder "${PROJECT_SOURCE_DIR}" "${directory}")
+    ckpt_check_includes(${owner} "${directory}" "${allowed};${folder}")
+  endforeach()
+endfunction()
+
+# Every folder a target reaches through its dependencies, for umbrella targets' tests.
+function(ckpt_folders_of out)
+  set(result "")
+  foreach(target IN LISTS ARGN)
+    ckpt_folder_of(${target} folder)
+    list(APPEND result "${folder}")
+  endforeach()
+  set(${out} "${result}" PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,71 @@
+#include "policy/base/mutants.hpp"
+
+#include <array>
+
+namespace ckpt::mutants {
+namespace {
+
+constexpr std::array<MutantInfo, 18> kCatalogue{{
+    {Mutant::stale_callback_state, "stale_callback_state",
+     "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
+    {Mutant::same_class_overwrite, "same_class_overwrite",
+     "seed 002: several callbacks of one class overwrite each other's saved state"},
+    {Mutant::duplicate_list_grows, "duplicate_list_grows",
+     "PR #33875: the refresh appends to a class's list, which grows and restores stale entries"},
+    {Mutant::sidecar_without_temp_rename, "sidecar_without_temp_rename",
+     "the sidecar is rewritten in place, so a crash mid-write leaves it torn"},
+    {Mutant::sidecar_without_fsync, "sidecar_without_fsync",
+     "the temp sidecar is renamed without fsync, so power loss can publish empty bytes"},
+    {Mutant::sidecar_without_dir_fsync, "sidecar_without_dir_fsync",
+     "the rename is never made durable, so power loss rolls the sidecar back"},
+    {Mutant::sidecar_without_commit_check, "sidecar_without_commit_check",
+     "load accepts a sidecar whose best checkpoint was never written"},
+    {Mutant::sidecar_rollback, "sidecar_rollback",
+     "load accepts a sidecar whose evaluation_count is not newer than the checkpoint's"},
+    {Mutant::rank0_raise_before_broadcast, "rank0_raise_before_broadcast",
+     "rank 0 raises before sharing its outcome, so the other ranks wait forever"},
+    {Mutant::link_before_barrier, "link_before_barrier",
+     "final_checkpoint is published before the other ranks finished writing their shards"},
+    {Mutant::link_at_evaluation, "link_at_evaluation",
+     "final_checkpoint moves at evaluation time, before the checkpoint exists"},
+    {Mutant::stop_not_restored, "stop_not_restored",
+     "on_train_begin does not restore a durable stop, so a resumed job trains on"},
+    {Mutant::no_epoch_end_veto, "no_epoch_end_veto",
+     "after a stop, epoch end still turns a save into one more evaluation"},
+    {Mutant::pending_save_persisted, "pending_save_persisted",
+     "the in-flight save step is persisted, so a resumed callback expects a save that never comes"},
+    {Mutant::tie_replaces_best, "tie_replaces_best",
+     "a tie (>=) replaces the best checkpoint and resets patience"},
+    {Mutant::warmup_consumes_patience, "warmup_consumes_patience",
+     "lower scores before patience_start_step consume patience"},
+    {Mutant::resume_trusts_incomplete, "resume_trusts_incomplete",
+     "resume picks the newest checkpoint-N even when its trainer_state.json is missing or torn"},
+    {Mutant::commit_check_is_dir_only, "commit_check_is_dir_only",
+     "a checkpoint counts as committed when its directory exists, as in the seed"},
+}};
+
+}  // namespace
+
+std::span<const MutantInfo> catalogue() {
+    return kCatalogue;
+}
+
+std::optional<Mutant> find(std::string_view name) {
+    for (const auto& info : kCatalogue) {
+        if (info.name == name) {
+            return info.mutant;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string_view name_of(Mutant mutant) {
+    for (const auto& info : kCatalogue) {
+        if (info.mutant == mutant) {
+            return info.name;
+        }
+    }
+    return "none";
+}
+
+}  // namespace ckpt::mutants

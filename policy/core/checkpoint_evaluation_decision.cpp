@@ -1,0 +1,92 @@
+#include "policy/core/checkpoint_evaluation_decision.hpp"
+
+#include <array>
+#include <string>
+#include <utility>
+
+#include "policy/base/errors.hpp"
+#include "policy/base/json_object.hpp"
+#include "policy/python/python_values.hpp"
+
+namespace ckpt {
+namespace {
+
+constexpr std::array<std::pair<DecisionReason, std::string_view>, 10> kReasonNames{{
+    {DecisionReason::initial, "initial"},
+    {DecisionReason::improved, "improved"},
+    {DecisionReason::patience_warmup_lower, "patience_warmup_lower"},
+    {DecisionReason::patience_warmup_tie, "patience_warmup_tie"},
+    {DecisionReason::lower, "lower"},
+    {DecisionReason::patience_exhausted, "patience_exhausted"},
+    {DecisionReason::tie_reset, "tie_reset"},
+    {DecisionReason::tie_stop, "tie_stop"},
+    {DecisionReason::tie_counted, "tie_counted"},
+    {DecisionReason::tie_ignored, "tie_ignored"},
+}};
+
+// The seed's required set, in the sorted order its error message lists them.
+constexpr std::array<std::string_view, 9> kRequiredFields{
+    "best_score",  "best_step", "evaluation_count", "lower_score_streak", "reason", "score", "should_save",
+    "should_stop", "step",
+};
+
+}  // namespace
+
+std::string_view to_string(DecisionReason reason) {
+    return kReasonNames[static_cast<std::size_t>(reason)].second;
+}
+
+DecisionReason parse_decision_reason(std::string_view name) {
+    for (const auto& [reason, text] : kReasonNames) {
+        if (text == name) {
+            return reason;
+        }
+    }
+    throw ValueError("checkpoint evaluation decision has an unknown reason: " +
+                     python::repr(nlohmann::json(std::string(name))));
+}
+
+nlohmann::json CheckpointEvaluationDecision::to_dict() const {
+    return JsonObject()
+        .add("score", score)
+        .add("step", step)
+        .add("should_save", should_save)
+        .add("should_stop", should_stop)
+        .add("reason", to_string(reason))
+        .add("best_score", best_score)
+        .add("best_step", best_step)
+        .add("lower_score_streak", lower_score_streak)
+        .add("evaluation_count", evaluation_count)
+        .add("best_is_external", best_is_external)
+        .build();
+}
+
+CheckpointEvaluationDecision CheckpointEvaluationDecision::from_dict(const nlohmann::json& payload) {
+    if (!payload.is_object()) {
+        throw ValueError("checkpoint evaluation decision must be a mapping");
+    }
+    std::string missing;
+    for (const auto field : kRequiredFields) {
+        if (!payload.contains(field)) {
+            missing += (missing.empty() ? "'" : ", '") + std::string(field) + "'";
+        }
+    }
+    if (!missing.empty()) {
+        throw ValueError("checkpoint evaluation decision missing fields: [" + missing + "]");
+    }
+    CheckpointEvaluationDecision decision;
+    decision.score = python::to_float(payload.at("score"));
+    decision.step = python::to_int(payload.at("step"));
+    decision.should_save = python::truthy(payload.at("should_save"));
+    decision.should_stop = python::truthy(payload.at("should_stop"));
+    decision.reason = parse_decision_reason(python::str(payload.at("reason")));
+    decision.best_score = python::to_float(payload.at("best_score"));
+    decision.best_step = python::to_int(payload.at("best_step"));
+    decision.lower_score_streak = python::to_int(payload.at("lower_score_streak"));
+    decision.evaluation_count = python::to_int(payload.at("evaluation_count"));
+    const auto external = payload.find("best_is_external");
+    decision.best_is_external = external != payload.end() && python::truthy(*external);
+    return decision;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+
+#include "policy/core/checkpoint_evaluation_policy.hpp"
+
+namespace ckpt {
+
+// The text of state_dict() written directly, without building a JSON tree: what the sidecar
+// holds, written on every evaluation. The layout is Python's json.dump(..., sort_keys=True)
+// (indent 0 is the compact form, indent 2 the sidecar's), and floats are Python's repr, so a
+// file we write is byte-for-byte what the seed writes for the same state.
+std::string state_dict_text(const CheckpointEvaluationPolicy& policy, int indent = 0);
+
+// The sidecar document {"checkpoint_eval_state": <state_dict>, "version": 1} with a trailing
+// newline, as the seed's persist writes it.
+std::string sidecar_text(const CheckpointEvaluationPolicy& policy);
+
+}  // namespace ckpt

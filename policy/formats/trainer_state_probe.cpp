@@ -1,0 +1,88 @@
+#include "policy/formats/trainer_state_probe.hpp"
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ckpt {
+namespace {
+
+// Follows nesting depth and the last key at the top level; ignores every other value.
+class GlobalStepProbe final : public nlohmann::json_sax<nlohmann::json> {
+  public:
+    std::optional<std::int64_t> global_step;
+    bool top_level_is_object = false;
+
+    bool null() override { return value(); }
+    bool boolean(bool /*v*/) override { return value(); }
+    bool number_integer(number_integer_t v) override { return integer(v); }
+    bool number_unsigned(number_unsigned_t v) override {
+        return v <= static_cast<number_unsigned_t>(INT64_MAX) ? integer(static_cast<std::int64_t>(v))
+                                                              : value();
+    }
+    bool number_float(number_float_t /*v*/, const string_t& /*s*/) override { return value(); }
+    bool string(string_t& /*v*/) override { return value(); }
+    bool binary(binary_t& /*v*/) override { return value(); }
+    bool start_object(std::size_t /*n*/) override {
+        if (depth_ == 0) {
+            top_level_is_object = true;
+        }
+        ++depth_;
+        return true;
+    }
+    bool key(string_t& k) override {
+        key_is_global_step_ = depth_ == 1 && k == "global_step";
+        return true;
+    }
+    bool end_object() override {
+        --depth_;
+        key_is_global_step_ = false;
+        return true;
+    }
+    bool start_array(std::size_t /*n*/) override {
+        ++depth_;
+        key_is_global_step_ = false;
+        return true;
+    }
+    bool end_array() override {
+        --depth_;
+        return true;
+    }
+    bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                     const nlohmann::detail::exception& /*error*/) override {
+        return false;
+    }
+
+  private:
+    bool value() {
+        if (key_is_global_step_) {
+            global_step.reset();  // a later non-integer global_step wins, as in a parsed object
+        }
+        key_is_global_step_ = false;
+        return true;
+    }
+    bool integer(std::int64_t v) {
+        if (key_is_global_step_) {
+            global_step = v;
+        }
+        key_is_global_step_ = false;
+        return true;
+    }
+
+    int depth_ = 0;
+    bool key_is_global_step_ = false;
+};
+
+}  // namespace
+
+std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_json) {
+    GlobalStepProbe probe;
+    const bool valid =
+        nlohmann::json::sax_parse(trainer_state_json.begin(), trainer_state_json.end(), &probe);
+    if (!valid || !probe.top_level_is_object) {
+        return std::nullopt;
+    }
+    return probe.global_step;
+}
+
+}  // namespace ckpt

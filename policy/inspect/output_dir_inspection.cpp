@@ -1,0 +1,402 @@
+#include "policy/inspect/output_dir_inspection.hpp"
+
+#include <cerrno>
+#include <utility>
+
+#include "policy/base/errors.hpp"
+#include "policy/formats/document_migrations.hpp"
+#include "policy/inspect/final_checkpoint_inspection.hpp"
+#include "policy/inspect/ignored_sidecar_explanation.hpp"
+#include "policy/output_dir/checkpoint_completeness.hpp"
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/ports/collective.hpp"
+#include "policy/ports/read_only_file_system.hpp"
+#include "policy/python/python_values.hpp"
+#include "policy/trigger/trigger_callback.hpp"
+
+namespace ckpt {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kCallbackClass = "CheckpointEvaluationTriggerCallback";
+constexpr std::string_view kLinkTempPrefix = ".final_checkpoint.tmp";
+
+std::string plural(std::int64_t count, const std::string& noun) {
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+std::optional<json> parse_object_file(FileSystem& fs, const std::string& path) {
+    try {
+        auto document = json::parse(fs.read_file(path), nullptr, /*allow_exceptions=*/false);
+        return document.is_object() ? std::optional(std::move(document)) : std::nullopt;
+    } catch (const FileSystemError&) {
+        return std::nullopt;
+    }
+}
+
+class Inspector {
+  public:
+    Inspector(FileSystem& fs, std::string output_dir) : fs_(fs), dir_(std::move(output_dir)) {
+        report_.output_dir = dir_;
+    }
+
+    OutputDirInspection run() {
+        require_readable_directory();
+        survey_checkpoints();
+        survey_temp_files();
+        forecast_resume();
+        check_sidecar();
+        check_policy_outcome();
+        check_final_checkpoint();
+        return std::move(report_);
+    }
+
+  private:
+    void problem(std::string kind, std::string message) {
+        report_.problems.push_back({std::move(kind), std::move(message)});
+    }
+    void note(std::string kind, std::string message) {
+        report_.notes.push_back({std::move(kind), std::move(message)});
+    }
+    std::string path_of(std::string_view name) const { return join_path(dir_, name); }
+
+    void require_readable_directory() {
+        if (!fs_.is_dir(dir_)) {
+            throw FileSystemError("inspect", dir_,
+                                  fs_.exists(dir_) || fs_.is_symlink(dir_) ? ENOTDIR : ENOENT);
+        }
+        names_ = fs_.list_dir(dir_);
+    }
+
+    void survey_checkpoints() {
+        const auto all = list_checkpoints(fs_, dir_);
+        const auto newest = all.empty() ? std::nullopt : std::optional(all.back());
+        for (const auto& entry : all) {
+            InspectedCheckpoint checkpoint{
+                entry.name, entry.step, is_complete_checkpoint(fs_, dir_, entry.step), {}};
+            if (!checkpoint.complete) {
+                checkpoint.detail = why_checkpoint_is_incomplete(fs_, dir_, entry.step);
+                if (newest && newest->step != entry.step) {
+                    problem("incomplete_checkpoint",
+                            entry.name + " is incomplete: " + checkpoint.detail +
+                                ". A resume does not use it, but it is not a usable model; delete it.");
+                }
+            }
+            report_.checkpoints.push_back(std::move(checkpoint));
+        }
+    }
+
+    void survey_temp_files() {
+        for (const auto& name : names_) {
+            if (name.rfind(kSidecarTempPrefix, 0) == 0 || name.rfind(kLinkTempPrefix, 0) == 0) {
+                report_.temp_files.push_back(name);
+            }
+        }
+        if (report_.temp_files.empty()) {
+            return;
+        }
+        std::string listed;
+        for (const auto& name : report_.temp_files) {
+            listed += (listed.empty() ? "" : ", ") + name;
+        }
+        problem("leftover_temp",
+                "temporary files left by a writer that was killed mid-write: " + listed +
+                    ". They hold no committed state; rank 0 removes the sidecar and link temp "
+                    "files in on_train_begin, or delete them now.");
+    }
+
+    // ---- the resume ------------------------------------------------------------------------------
+
+    // Transformers' get_last_checkpoint: the largest N, complete or not.
+    std::optional<CheckpointEntry> newest_checkpoint() const {
+        if (report_.checkpoints.empty()) {
+            return std::nullopt;
+        }
+        const auto& last = report_.checkpoints.back();
+        return CheckpointEntry{last.name, last.step};
+    }
+
+    std::optional<CheckpointEntry> newest_complete_checkpoint() const {
+        for (auto it = report_.checkpoints.rbegin(); it != report_.checkpoints.rend(); ++it) {
+            if (it->complete) {
+                return CheckpointEntry{it->name, it->step};
+            }
+        }
+        return std::nullopt;
+    }
+
+    void forecast_resume() {
+        auto& resume = report_.resume;
+        const auto pick = newest_checkpoint();
+        if (!pick) {
+            return;
+        }
+        resume.checkpoint = pick->name;
+        resume.complete = report_.checkpoints.back().complete;
+        load_checkpoint_callback(*pick, /*is_pick=*/true);
+        if (resume.failure.empty()) {
+            return;
+        }
+        // The resume fails: judge the sidecar and the link against what a resume from the last
+        // complete checkpoint would hold, which is where the user goes next.
+        const auto fallback = newest_complete_checkpoint();
+        if (fallback && fallback->step != pick->step) {
+            resume.fallback_checkpoint = fallback->name;
+            load_checkpoint_callback(*fallback, /*is_pick=*/false);
+        }
+    }
+
+    void fail_resume(const std::string& why) {
+        if (report_.resume.failure.empty()) {
+            report_.resume.failure = why;
+        }
+    }
+
+    // Rebuilds the trigger callback as Transformers' _load_callback_state would from the
+    // checkpoint's trainer_state.json, or records why the resume would raise.
+    void load_checkpoint_callback(const CheckpointEntry& checkpoint, bool is_pick) {
+        const auto directory = path_of(checkpoint.name);
+        if (is_pick && !report_.resume.complete) {
+            const auto why = why_checkpoint_is_incomplete(fs_, dir_, checkpoint.step);
+            const auto fallback = newest_complete_checkpoint();
+            problem(
+                "incomplete_resume_checkpoint",
+                checkpoint.name +
+                    " is the newest checkpoint, so Transformers' get_last_checkpoint picks it, but " +
+                    "it is incomplete: " + why + ". Move it out of the output directory so that a resume " +
+                    (fallback ? "starts from " + fallback->name : std::string("starts from scratch")) + ".");
+        }
+        auto trainer_state = parse_object_file(fs_, join_path(directory, kTrainerStateName));
+        if (!trainer_state) {
+            if (is_pick) {
+                fail_resume(checkpoint.name + "/trainer_state.json cannot be loaded");
+            }
+            return;
+        }
+        try {
+            if (trainer_state_migrations().version_of(*trainer_state) == 0) {
+                note("trainer_state_migrated",
+                     checkpoint.name +
+                         "/trainer_state.json predates stateful callbacks (format version 0); it was "
+                         "read through the 0 -> 1 migration and holds no callback state.");
+            }
+            trainer_state = migrate_trainer_state(std::move(*trainer_state));
+        } catch (const ValueError& error) {
+            problem("unsupported_trainer_state", checkpoint.name + "/trainer_state.json: " + error.what());
+            if (is_pick) {
+                fail_resume(error.what());
+            }
+            return;
+        }
+        const auto& callbacks = (*trainer_state)["stateful_callbacks"];
+        const auto entry = callbacks.is_object() ? callbacks.find(kCallbackClass) : callbacks.end();
+        if (!callbacks.is_object() || entry == callbacks.end()) {
+            note("no_callback_state", checkpoint.name + " holds no " + std::string(kCallbackClass) +
+                                          " state; a resume starts the policy from its configuration.");
+            return;
+        }
+        json saved = entry->is_array() ? (entry->empty() ? json() : entry->front()) : *entry;
+        if (entry->is_array() && entry->size() > 1) {
+            note("several_callbacks", checkpoint.name + " holds " + std::to_string(entry->size()) + " " +
+                                          kCallbackClass + " states; the first one is inspected.");
+        }
+        adopt_saved_state(checkpoint, std::move(saved), is_pick);
+    }
+
+    void adopt_saved_state(const CheckpointEntry& checkpoint, json saved, bool is_pick) {
+        if (saved.is_object() && saved.contains("args") && saved["args"].is_object()) {
+            const auto& recorded = saved["args"]["output_dir"];
+            if (recorded.is_string() && recorded.get<std::string>() != dir_) {
+                note("output_dir_moved",
+                     checkpoint.name + " was written for output_dir " + recorded.dump() +
+                         "; a resumed callback keeps that saved output_dir, so run the resume there (this "
+                         "report reads the sidecar and link of the inspected directory).");
+            }
+            saved["args"]["output_dir"] = dir_;
+        }
+        try {
+            callback_.emplace(TriggerCallback::from_state(saved, fs_, collective_));
+            callback_source_ = checkpoint.name;
+        } catch (const std::exception& error) {
+            problem("corrupt_checkpoint_state", checkpoint.name + "/trainer_state.json holds a " +
+                                                    kCallbackClass + " state that cannot be restored: " +
+                                                    error.what() + ". Transformers raises while loading it.");
+            if (is_pick) {
+                fail_resume(error.what());
+            }
+        }
+    }
+
+    // ---- the sidecar -------------------------------------------------------------------------------
+
+    // With no callback state in a checkpoint, the resumed callback is the configured one. The
+    // sidecar's own settings are the best guess of that configuration.
+    void configure_from_sidecar(const json& policy_state) {
+        TriggerCallbackConfig config;
+        config.output_dir = dir_;
+        config.policy =
+            CheckpointEvaluationPolicy::from_loose_settings(
+                policy_state.value("patience", json(3)), policy_state.value("tie_policy", json("reset")),
+                policy_state.value("patience_start_step", json(0)))
+                .settings();
+        callback_.emplace(config, fs_, collective_);
+    }
+
+    void check_sidecar() {
+        const auto path = path_of(kSidecarName);
+        auto& sidecar = report_.sidecar;
+        sidecar.present = fs_.exists(path);
+        const auto payload = sidecar.present ? parse_object_file(fs_, path) : std::nullopt;
+        const json* policy_state = nullptr;
+        if (payload && payload->contains("checkpoint_eval_state") &&
+            (*payload)["checkpoint_eval_state"].is_object()) {
+            policy_state = &(*payload)["checkpoint_eval_state"];
+            const auto state = policy_state->value("state", *policy_state);
+            if (state.is_object() && state.contains("evaluation_count") &&
+                state["evaluation_count"].is_number()) {
+                try {
+                    sidecar.evaluation_count = python::to_int(state["evaluation_count"]);
+                } catch (const ValueError&) {
+                    // Out of range: load() below reports the sidecar as corrupt.
+                }
+            }
+        }
+        if (!sidecar.present) {
+            if (callback_ && callback_->policy().state().evaluation_count > 0 &&
+                !callback_->policy().state().best_is_external) {
+                problem("sidecar_missing", "there is no " + std::string(kSidecarName) + " although " +
+                                               callback_source_ +
+                                               " records evaluations: the job stopped before its first "
+                                               "on_save. A resume writes it again in on_train_begin.");
+            }
+            return;
+        }
+        const bool from_checkpoint = callback_.has_value();
+        try {
+            if (!callback_ && policy_state != nullptr) {
+                configure_from_sidecar(*policy_state);
+            }
+            if (!callback_) {
+                TriggerCallbackConfig config;
+                config.output_dir = dir_;
+                callback_.emplace(config, fs_, collective_);
+            }
+            sidecar.restored = callback_->load(/*is_world_process_zero=*/true);
+        } catch (const std::exception& error) {
+            // The policy's own messages do not say which file they are about.
+            std::string what = error.what();
+            if (what.find(path) == std::string::npos) {
+                what = path + ": " + what;
+            }
+            problem("corrupt_sidecar",
+                    what +
+                        ". on_train_begin raises this on every rank, so a resume fails; repair "
+                        "the file or move it aside (which forgets the evaluations recorded "
+                        "after the last checkpoint).");
+            fail_resume(error.what());
+            if (!from_checkpoint) {
+                callback_.reset();
+            }
+            return;
+        }
+        if (sidecar.restored) {
+            sidecar_source_ = true;
+            return;
+        }
+        if (!from_checkpoint) {
+            callback_.reset();  // a fresh configuration, nothing a resume restores
+        }
+        if (policy_state == nullptr) {
+            return;
+        }
+        auto finding = explain_ignored_sidecar(fs_, dir_, *policy_state,
+                                               callback_ ? &callback_->policy() : nullptr, callback_source_);
+        if (finding) {
+            report_.problems.push_back(std::move(*finding));
+        }
+    }
+
+    // ---- the policy a resume holds -----------------------------------------------------------------
+
+    void check_policy_outcome() {
+        auto& resume = report_.resume;
+        if (!callback_) {
+            return;
+        }
+        const auto& state = callback_->policy().state();
+        if (resume.failure.empty()) {
+            resume.policy_state = callback_->policy().state_dict();
+            resume.source = sidecar_source_ ? "sidecar" : "checkpoint";
+        }
+        if (state.stop_requested) {
+            problem("stop_requested",
+                    "the policy already requested a stop after " +
+                        plural(state.evaluation_count, "evaluation") + " (patience " +
+                        std::to_string(callback_->policy().settings().patience) +
+                        "): a resume restores the stop and exits without training. Keep the best checkpoint "
+                        "(final_checkpoint), or start a new run to train further.");
+        }
+        if (state.best_step && !state.best_is_external) {
+            retained_best_ = *state.best_step;
+            if (!is_complete_checkpoint(fs_, dir_, *state.best_step)) {
+                problem("best_checkpoint_missing",
+                        "the restored policy names best " + checkpoint_dir_name(*state.best_step) +
+                            ", which is missing or incomplete: the retained model is gone.");
+                retained_best_.reset();
+            }
+        }
+        if (retained_best_) {
+            note_pruning();
+        }
+    }
+
+    // on_train_begin republishes the best, and the link update prunes like on_save does.
+    void note_pruning() {
+        std::vector<std::string> older;
+        for (const auto& checkpoint : report_.checkpoints) {
+            if (checkpoint.step < *retained_best_) {
+                older.push_back(checkpoint.name);
+            }
+        }
+        const auto limit = callback_->config().save_total_limit;
+        const auto keep = static_cast<std::size_t>(limit > 1 ? limit - 1 : 0);
+        if (older.size() <= keep) {
+            return;
+        }
+        std::string doomed;
+        for (std::size_t i = 0; i + keep < older.size(); ++i) {
+            doomed += (doomed.empty() ? "" : ", ") + older[i];
+        }
+        note("resume_prunes", "a resume deletes " + doomed +
+                                  " (older than the best, beyond save_total_limit " + std::to_string(limit) +
+                                  "); copy them elsewhere first if you need them.");
+    }
+
+    void check_final_checkpoint() {
+        auto verdict = inspect_final_checkpoint(fs_, dir_, retained_best_);
+        report_.final_checkpoint = std::move(verdict.status);
+        for (auto& finding : verdict.problems) {
+            report_.problems.push_back(std::move(finding));
+        }
+    }
+
+    ReadOnlyFileSystem fs_;
+    SingleProcessCollective collective_;
+    std::string dir_;
+    std::vector<std::string> names_;
+    OutputDirInspection report_;
+    std::optional<TriggerCallback> callback_;
+    std::string callback_source_;
+    bool sidecar_source_ = false;
+    std::optional<std::int64_t> retained_best_;
+};
+
+}  // namespace
+
+OutputDirInspection inspect_output_dir(FileSystem& fs, const std::string& output_dir) {
+    return Inspector(fs, output_dir).run();
+}
+
+}  // namespace ckpt

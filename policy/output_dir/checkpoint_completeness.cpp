@@ -1,0 +1,32 @@
+#include "policy/output_dir/checkpoint_completeness.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/ports/file_system_error.hpp"
+
+namespace ckpt {
+
+std::string why_checkpoint_is_incomplete(FileSystem& fs, const std::string& output_dir, std::int64_t step) {
+    const auto path = join_path(join_path(output_dir, checkpoint_dir_name(step)), kTrainerStateName);
+    if (!fs.exists(path)) {
+        return "trainer_state.json is missing (the save was interrupted before its last write)";
+    }
+    std::string text;
+    try {
+        text = fs.read_file(path);
+    } catch (const FileSystemError& error) {
+        return std::string("trainer_state.json cannot be read: ") + error.what();
+    }
+    const auto state = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (state.is_discarded()) {
+        return "trainer_state.json is not valid JSON (a torn write)";
+    }
+    const auto global_step = state.is_object() ? state.find("global_step") : state.end();
+    if (!state.is_object() || global_step == state.end() || !global_step->is_number_integer()) {
+        return "trainer_state.json has no integer global_step";
+    }
+    return "trainer_state.json records global_step " + global_step->dump() + ", not " + std::to_string(step);
+}
+
+}  // namespace ckpt

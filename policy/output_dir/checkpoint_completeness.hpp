@@ -1,0 +1,15 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "policy/ports/file_system.hpp"
+
+namespace ckpt {
+
+// For an incomplete checkpoint (checkpoint_layout.hpp's is_complete_checkpoint), the reason in
+// words a person can check against the files.
+// Why checkpoint-<step> under output_dir is not complete ("trainer_state.json is missing ...").
+std::string why_checkpoint_is_incomplete(FileSystem& fs, const std::string& output_dir, std::int64_t step);
+
+}  // namespace ckpt

@@ -1,0 +1,56 @@
+#include "policy/output_dir/final_checkpoint_link.hpp"
+
+#include "policy/output_dir/checkpoint_layout.hpp"
+
+namespace ckpt {
+
+void update_final_checkpoint_link(FileSystem& fs, const std::string& output_dir, std::int64_t step,
+                                  std::int64_t max_checkpoints) {
+    const auto link = join_path(output_dir, kFinalCheckpointLink);
+    const auto temp = join_path(output_dir, kLinkTempName);
+    if (fs.is_symlink(temp) || fs.exists(temp)) {
+        fs.unlink(temp);
+    }
+    fs.symlink(checkpoint_dir_name(step), temp);
+    fs.rename(temp, link);
+    fs.fsync_dir(output_dir);
+
+    std::vector<CheckpointEntry> older;
+    for (auto& entry : list_checkpoints(fs, output_dir)) {
+        if (entry.step < step) {
+            older.push_back(std::move(entry));
+        }
+    }
+    const auto keep = static_cast<std::size_t>(max_checkpoints > 1 ? max_checkpoints - 1 : 0);
+    if (older.size() <= keep) {
+        return;
+    }
+    for (std::size_t i = 0; i + keep < older.size(); ++i) {
+        fs.remove_tree(join_path(output_dir, older[i].name));
+    }
+    fs.fsync_dir(output_dir);
+}
+
+std::optional<std::int64_t> final_checkpoint_step(FileSystem& fs, const std::string& output_dir) {
+    const auto link = join_path(output_dir, kFinalCheckpointLink);
+    if (!fs.is_symlink(link)) {
+        return std::nullopt;
+    }
+    std::string target = fs.readlink(link);
+    while (target.size() > 1 && target.back() == '/') {
+        target.pop_back();
+    }
+    if (target.rfind("./", 0) == 0) {
+        target.erase(0, 2);
+    }
+    // An absolute target counts when it points into output_dir itself.
+    if (!target.empty() && target.front() == '/') {
+        if (parent_path(target) != output_dir) {
+            return std::nullopt;
+        }
+        target = base_name(target);
+    }
+    return parse_checkpoint_step(target);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,24 @@
+#include "policy/ports/file_system_error.hpp"
+
+#include <system_error>
+#include <utility>
+
+namespace ckpt {
+
+namespace {
+
+std::string describe(const std::string& operation, const std::string& path, int error_number) {
+    // generic_category().message is strerror's text without strerror's shared static buffer,
+    // so ranks failing at once on several threads cannot garble each other's messages.
+    return operation + " '" + path + "': " + std::generic_category().message(error_number);
+}
+
+}  // namespace
+
+FileSystemError::FileSystemError(std::string operation, std::string path, int error_number)
+    : std::runtime_error(describe(operation, path, error_number)),
+      operation_(std::move(operation)),
+      path_(std::move(path)),
+      error_number_(error_number) {}
+
+}  // namespace ckpt

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/ports/collective.hpp"
+
+namespace ckpt {
+
+// Runs a rank-zero-only action and shares its outcome, success or failure, with every rank in
+// one broadcast before any rank can proceed.
+//
+// Only rank 0 reads and writes the sidecar. If it raised before the next collective, every
+// other rank would wait in that collective forever. Putting the result and the error in the
+// same broadcast means every rank either continues with the same value or raises the same
+// RuntimeError: "checkpoint evaluation <operation> failed on global rank zero (<type>): <what>".
+//
+// `action` returns a JSON object merged into the outcome; the received outcome is returned on
+// every rank. A simulated crash is not a std::exception and is never caught here.
+nlohmann::json run_on_rank_zero_and_share_outcome(Collective& collective, bool is_rank_zero,
+                                                  std::string_view operation,
+                                                  const std::function<nlohmann::json()>& action);
+
+}  // namespace ckpt

@@ -1,0 +1,32 @@
+#include "policy/formats/trainer_state_probe.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ckpt {
+namespace {
+
+TEST(TrainerStateProbe, ReadsTopLevelGlobalStep) {
+    EXPECT_EQ(probe_global_step(
+                  R"({"epoch": 1.5, "global_step": 40, "stateful_callbacks": {"x": {"global_step": 7}}})"),
+              40);
+}
+
+TEST(TrainerStateProbe, IgnoresNestedGlobalStep) {
+    EXPECT_EQ(probe_global_step(R"({"log_history": [{"global_step": 7}], "a": {"global_step": 9}})"),
+              std::nullopt);
+}
+
+TEST(TrainerStateProbe, TornOrEmptyDocumentsAreNotComplete) {
+    EXPECT_EQ(probe_global_step(""), std::nullopt);
+    EXPECT_EQ(probe_global_step(R"({"global_step": 40, "stateful_callbacks": {"Tr)"), std::nullopt);
+    EXPECT_EQ(probe_global_step(R"([{"global_step": 40}])"), std::nullopt);
+}
+
+TEST(TrainerStateProbe, NonIntegerGlobalStepIsNotAStep) {
+    EXPECT_EQ(probe_global_step(R"({"global_step": "40"})"), std::nullopt);
+    EXPECT_EQ(probe_global_step(R"({"global_step": 40.0})"), std::nullopt);
+    EXPECT_EQ(probe_global_step(R"({"global_step": 1, "global_step": null})"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace ckpt

@@ -1,0 +1,332 @@
+#include "policy/trigger/trigger_callback.hpp"
+
+#include <algorithm>
+#include <unistd.h>
+
+#include "policy/base/errors.hpp"
+#include "policy/base/mutants.hpp"
+#include "policy/formats/state_json_text.hpp"
+#include "policy/output_dir/atomic_write.hpp"
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/output_dir/final_checkpoint_link.hpp"
+#include "policy/ports/rank_zero_outcome.hpp"
+#include "policy/python/python_values.hpp"
+
+namespace ckpt {
+
+using mutants::Mutant;
+using nlohmann::json;
+
+TriggerCallback::TriggerCallback(TriggerCallbackConfig config, FileSystem& fs, Collective& collective)
+    : config_(std::move(config)), fs_(&fs), collective_(&collective), policy_(config_.policy) {
+    if (config_.save_total_limit <= 0) {
+        throw ValueError("checkpoint evaluation save_total_limit must be positive");
+    }
+    for (const auto step : config_.gate_steps) {
+        if (step <= 0) {
+            throw ValueError("checkpoint evaluation gate_steps must contain positive integers");
+        }
+    }
+    std::sort(config_.gate_steps.begin(), config_.gate_steps.end());
+    config_.gate_steps.erase(std::unique(config_.gate_steps.begin(), config_.gate_steps.end()),
+                             config_.gate_steps.end());
+    if (config_.regular_steps && *config_.regular_steps <= 0) {
+        throw ValueError("checkpoint evaluation regular_steps must be positive");
+    }
+}
+
+std::optional<std::string> TriggerCallback::state_path() const {
+    if (!config_.output_dir || config_.output_dir->empty()) {
+        return std::nullopt;
+    }
+    return join_path(*config_.output_dir, kSidecarName);
+}
+
+// ---- save events -------------------------------------------------------------------------
+
+bool TriggerCallback::step_is_scheduled(std::int64_t step) const noexcept {
+    if (std::binary_search(config_.gate_steps.begin(), config_.gate_steps.end(), step)) {
+        return true;
+    }
+    return config_.regular_steps && step > 0 && step % *config_.regular_steps == 0;
+}
+
+void TriggerCallback::redirect_save_to_evaluate(TrainerControl& control, bool at_epoch_end) noexcept {
+    // Transformers still calls on_epoch_end after a policy stop, and DefaultFlowCallback may set
+    // should_save there: veto it, or the run pays one more evaluation after patience ran out.
+    // control.should_training_stop is not the test: it is also true at max_steps, where the
+    // final scheduled checkpoint must still be evaluated.
+    const bool veto =
+        policy_stop_requested_ && !(at_epoch_end && mutants::is_active(Mutant::no_epoch_end_veto));
+    if (veto) {
+        control.should_save = false;
+        control.should_evaluate = false;
+        pending_checkpoint_evaluation_ = false;
+        return;
+    }
+    if (!config_.enabled || !control.should_save) {
+        return;
+    }
+    control.should_save = false;
+    control.should_evaluate = true;
+    pending_checkpoint_evaluation_ = true;
+    trigger_count_ += 1;
+}
+
+void TriggerCallback::on_step_end(const TrainerStateView& state, TrainerControl& control) noexcept {
+    if (config_.enabled && step_is_scheduled(state.global_step)) {
+        // Gate steps join the same native save-event lifecycle as the regular cadence.
+        control.should_save = true;
+    }
+    redirect_save_to_evaluate(control, /*at_epoch_end=*/false);
+}
+
+void TriggerCallback::on_epoch_end(const TrainerStateView& /*state*/, TrainerControl& control) noexcept {
+    redirect_save_to_evaluate(control, /*at_epoch_end=*/true);
+}
+
+bool TriggerCallback::consume_checkpoint_evaluation() noexcept {
+    const bool pending = pending_checkpoint_evaluation_;
+    pending_checkpoint_evaluation_ = false;
+    return pending;
+}
+
+void TriggerCallback::record_checkpoint_evaluation_decision(const CheckpointEvaluationDecision& decision) {
+    if (decision.should_save) {
+        if (pending_save_step_ && *pending_save_step_ != decision.step) {
+            throw RuntimeError(
+                "checkpoint evaluation attempted to schedule a second save before "
+                "the prior best checkpoint committed");
+        }
+        pending_save_step_ = decision.step;
+        if (mutants::is_active(Mutant::link_at_evaluation) && is_rank_zero() && config_.output_dir) {
+            update_final_checkpoint_link(*fs_, *config_.output_dir, decision.step, config_.save_total_limit);
+        }
+    }
+    if (decision.should_stop) {
+        policy_stop_requested_ = true;
+    }
+}
+
+void TriggerCallback::record_checkpoint_evaluation_decision(const json& decision) {
+    record_checkpoint_evaluation_decision(CheckpointEvaluationDecision::from_dict(decision));
+}
+
+// ---- train begin: restore, then repair ----------------------------------------------------
+
+void TriggerCallback::on_train_begin(const TrainingArguments& args, const TrainerStateView& state,
+                                     TrainerControl& control) {
+    if (!config_.output_dir && !args.output_dir.empty()) {
+        config_.output_dir = args.output_dir;
+    }
+    is_world_process_zero_ = state.is_world_process_zero;
+    if (!mutants::is_active(Mutant::pending_save_persisted)) {
+        pending_save_step_.reset();
+    }
+    policy_stop_requested_ = policy_.state().stop_requested;
+
+    // Load inside the same broadcast envelope as its result: a rank 0 that rejected a corrupt
+    // sidecar before a separate broadcast would leave every worker waiting.
+    const auto received = run_on_rank_zero_and_share_outcome(
+        *collective_, is_rank_zero(), "sidecar policy restore", [this]() -> json {
+            remove_leftover_temp_files();
+            const bool loaded = load(/*is_world_process_zero=*/true);
+            return {{"loaded", loaded}, {"policy_state", policy_.state_dict()}};
+        });
+    const auto policy_state = received.find("policy_state");
+    if (policy_state == received.end() || !policy_state->is_object()) {
+        throw RuntimeError("checkpoint evaluation sidecar policy restore received no valid policy state");
+    }
+    policy_.load_state_dict(*policy_state);
+
+    policy_stop_requested_ = policy_.state().stop_requested;
+    if (policy_stop_requested_ && !mutants::is_active(Mutant::stop_not_restored)) {
+        // CallbackHandler.on_train_begin cleared this flag before calling us. Restore the
+        // durable stop so the resumed job exits without another optimizer step.
+        control.should_training_stop = true;
+    }
+    if (mutants::is_active(Mutant::stop_not_restored)) {
+        policy_stop_requested_ = false;
+    }
+    // A process that died after the native checkpoint write but before on_save left a valid
+    // callback state in trainer_state.json: publish its link and sidecar now.
+    run_on_rank_zero_and_share_outcome(*collective_, is_rank_zero(), "committed checkpoint artifact recovery",
+                                       [this]() -> json {
+                                           recover_committed_checkpoint_artifacts();
+                                           return json::object();
+                                       });
+}
+
+void TriggerCallback::remove_leftover_temp_files() {
+    if (!config_.output_dir || !fs_->is_dir(*config_.output_dir)) {
+        return;
+    }
+    bool removed = false;
+    for (const auto& name : fs_->list_dir(*config_.output_dir)) {
+        if (name.rfind(kSidecarTempPrefix, 0) == 0 || name == kLinkTempName) {
+            fs_->unlink(join_path(*config_.output_dir, name));
+            removed = true;
+        }
+    }
+    if (removed) {
+        fs_->fsync_dir(*config_.output_dir);
+    }
+}
+
+bool TriggerCallback::best_checkpoint_is_complete() {
+    const auto& best_step = policy_.state().best_step;
+    return config_.output_dir && best_step && is_complete_checkpoint(*fs_, *config_.output_dir, *best_step);
+}
+
+void TriggerCallback::publish_best_checkpoint() {
+    // Link first, then the sidecar: a reader that sees the new sidecar also finds its link.
+    update_final_checkpoint_link(*fs_, *config_.output_dir, *policy_.state().best_step,
+                                 config_.save_total_limit);
+    persist(/*is_world_process_zero=*/true);
+}
+
+void TriggerCallback::recover_committed_checkpoint_artifacts() {
+    if (!is_rank_zero() || !policy_.state().best_step || policy_.state().best_is_external) {
+        return;
+    }
+    if (!best_checkpoint_is_complete()) {
+        return;
+    }
+    // The checkpoint may only be complete in the page cache: a process killed between the write
+    // of trainer_state.json and its fsync leaves it so. Make it durable before pointing the
+    // durable link at it, or a power loss would leave final_checkpoint naming a torn checkpoint.
+    const auto directory = join_path(*config_.output_dir, checkpoint_dir_name(*policy_.state().best_step));
+    fs_->fsync_file(join_path(directory, kTrainerStateName));
+    fs_->fsync_dir(directory);
+    fs_->fsync_dir(*config_.output_dir);
+    publish_best_checkpoint();
+}
+
+// ---- on_save: commit after the native write -----------------------------------------------
+
+void TriggerCallback::on_save(const TrainerStateView& state, TrainerControl& /*control*/) {
+    if (!pending_save_step_) {
+        return;
+    }
+    const auto expected_step = *pending_save_step_;
+    pending_save_step_.reset();
+    if (state.global_step != expected_step) {
+        throw RuntimeError("checkpoint evaluation received an unexpected native save event: expected_step=" +
+                           std::to_string(expected_step) +
+                           ", saved_step=" + std::to_string(state.global_step));
+    }
+    const bool link_first = mutants::is_active(Mutant::link_before_barrier);
+    if (!link_first) {
+        // Every rank has finished its own shard and RNG writes once all arrive here; only then
+        // may rank 0 point users at the checkpoint.
+        collective_->barrier();
+    }
+    run_on_rank_zero_and_share_outcome(*collective_, is_rank_zero(), "saved checkpoint publication",
+                                       [this, expected_step]() -> json {
+                                           commit_saved_checkpoint(expected_step);
+                                           return json::object();
+                                       });
+    if (link_first) {
+        collective_->barrier();
+    }
+}
+
+void TriggerCallback::commit_saved_checkpoint(std::int64_t step) {
+    if (!is_rank_zero()) {
+        return;
+    }
+    const auto& best_step = policy_.state().best_step;
+    if (best_step != step) {
+        throw RuntimeError(
+            "checkpoint evaluation save commit does not match the policy best step: saved_step=" +
+            std::to_string(step) +
+            ", best_step=" + (best_step ? std::to_string(*best_step) : std::string("None")));
+    }
+    if (!best_checkpoint_is_complete()) {
+        const auto directory = config_.output_dir ? join_path(*config_.output_dir, checkpoint_dir_name(step))
+                                                  : std::string("None");
+        throw RuntimeError(
+            "checkpoint evaluation expected native Trainer to write the new best checkpoint before "
+            "on_save: " +
+            directory);
+    }
+    // After _save_checkpoint, not at evaluation time: native rotation may just have deleted
+    // the old target, and the new one exists only now.
+    publish_best_checkpoint();
+}
+
+// ---- the sidecar ---------------------------------------------------------------------------
+
+std::string TriggerCallback::next_temp_path(const std::string& path) {
+    // Unique per write within a process, and per process through the tag; a leftover from a
+    // killed writer is removed by rank 0 in on_train_begin.
+    temp_counter_ += 1;
+    const auto tag = config_.temp_file_tag.empty() ? std::to_string(::getpid()) : config_.temp_file_tag;
+    return join_path(parent_path(path),
+                     std::string(kSidecarTempPrefix) + tag + "-" + std::to_string(temp_counter_));
+}
+
+std::optional<std::string> TriggerCallback::persist(std::optional<bool> is_world_process_zero) {
+    const bool is_main = is_world_process_zero ? *is_world_process_zero : is_rank_zero();
+    const auto path = state_path();
+    if (!is_main || !path) {
+        return std::nullopt;
+    }
+    make_dirs(*fs_, *config_.output_dir);
+    // Written as text directly, in the seed's exact json.dump(indent=2, sort_keys=True) layout.
+    write_file_atomically(*fs_, *path, next_temp_path(*path), sidecar_text(policy_));
+    return path;
+}
+
+bool TriggerCallback::load(std::optional<bool> is_world_process_zero) {
+    const bool is_main = is_world_process_zero ? *is_world_process_zero : is_rank_zero();
+    const auto path = state_path();
+    if (!is_main || !path || !fs_->exists(*path)) {
+        return false;
+    }
+    json payload;
+    try {
+        payload = json::parse(fs_->read_file(*path));
+    } catch (const std::exception&) {
+        // Failing loudly beats silently resetting patience, which could retain a worse model.
+        throw ValueError("Cannot load checkpoint evaluation metadata from " + *path);
+    }
+    if (!payload.is_object()) {
+        throw ValueError("Checkpoint evaluation metadata at " + *path + " must be a mapping");
+    }
+    const auto version = payload.find("version");
+    if (version == payload.end() || !python::equals_int(*version, kSidecarVersion)) {
+        throw ValueError("Unsupported checkpoint evaluation metadata version at " + *path + ": " +
+                         (version == payload.end() ? std::string("None") : python::repr(*version)));
+    }
+    const auto policy_state = payload.find("checkpoint_eval_state");
+    if (policy_state == payload.end() || !policy_state->is_object()) {
+        throw ValueError("Checkpoint evaluation metadata at " + *path + " has no policy state");
+    }
+    // The retained checkpoint is the source of truth. The sidecar may add later, lower
+    // evaluations, but must never roll the callback back or name a best that was never
+    // written. A candidate policy keeps a bad sidecar from touching the live one.
+    CheckpointEvaluationPolicy candidate(policy_.settings());
+    candidate.load_state_dict(*policy_state);
+    const bool newer = candidate.state().evaluation_count > policy_.state().evaluation_count;
+    if (!newer && !mutants::is_active(Mutant::sidecar_rollback)) {
+        return false;
+    }
+    if (!sidecar_policy_is_committed(candidate) &&
+        !mutants::is_active(Mutant::sidecar_without_commit_check)) {
+        return false;
+    }
+    policy_ = candidate;
+    return true;
+}
+
+bool TriggerCallback::sidecar_policy_is_committed(const CheckpointEvaluationPolicy& candidate) {
+    if (!config_.output_dir || candidate.state().best_is_external) {
+        return true;
+    }
+    const auto& state = candidate.state();
+    return state.best_step && is_complete_checkpoint(*fs_, *config_.output_dir, *state.best_step) &&
+           checkpoint_records_best(*fs_, *config_.output_dir, *state.best_step, *state.best_score);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,116 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/callbacks/exportable_state.hpp"
+#include "policy/callbacks/trainer_control.hpp"
+#include "policy/callbacks/trainer_types.hpp"
+#include "policy/core/checkpoint_evaluation_policy.hpp"
+#include "policy/ports/collective.hpp"
+#include "policy/ports/file_system.hpp"
+
+namespace ckpt {
+
+struct TriggerCallbackConfig {
+    bool enabled = true;
+    PolicySettings policy;
+    // Irregular warm-up evaluation steps (for example 10, 25, 50), promoted to save events.
+    std::vector<std::int64_t> gate_steps;
+    std::optional<std::int64_t> regular_steps;
+    std::int64_t save_total_limit = 1;
+    std::optional<std::string> output_dir;
+    // Names this process's sidecar temp files (".checkpoint_eval_state.json.tmp-<tag>-<n>"), so two
+    // processes writing one output_dir (a stale rank 0 beside a new job) never share a temp
+    // file. Empty means the process id; the simulator sets a fixed tag so traces stay
+    // reproducible across processes.
+    std::string temp_file_tag;
+};
+
+// A port of the seed's CheckpointEvaluationTriggerCallback.
+//
+// Transformers' own save schedule stays the clock: DefaultFlowCallback sets should_save, this
+// callback turns that save into an evaluation, and the trainer's decision turns saving back on
+// only for an improved score. The retained best is published (final_checkpoint link, then the
+// sidecar) only from on_save, after the native checkpoint is written on every rank. Lower
+// scores have no checkpoint to live in, so the trainer persists them in the sidecar at once.
+//
+// All I/O goes through the FileSystem and Collective ports; only global rank 0 touches the
+// sidecar and the link, and every rank-zero outcome is broadcast so no rank is left waiting.
+class TriggerCallback final : public ExportableState {
+  public:
+    static constexpr int kSidecarVersion = CheckpointEvaluationPolicy::kStateVersion;
+
+    // Validates like the seed: save_total_limit > 0, gate steps > 0 (deduplicated, sorted),
+    // regular_steps > 0. Throws ValueError.
+    TriggerCallback(TriggerCallbackConfig config, FileSystem& fs, Collective& collective);
+    // Rebuilds a callback from state(): the saved args override, then the attributes.
+    // `temp_file_tag` is process-local configuration, never part of the saved state.
+    static TriggerCallback from_state(const nlohmann::json& state, FileSystem& fs, Collective& collective,
+                                      std::string temp_file_tag = {});
+
+    // Transformers callback events.
+    void on_train_begin(const TrainingArguments& args, const TrainerStateView& state,
+                        TrainerControl& control);
+    void on_step_end(const TrainerStateView& state, TrainerControl& control) noexcept;
+    void on_epoch_end(const TrainerStateView& state, TrainerControl& control) noexcept;
+    void on_save(const TrainerStateView& state, TrainerControl& control);
+
+    // Returns and clears whether the next evaluation is a save-time one.
+    bool consume_checkpoint_evaluation() noexcept;
+    // Records the trainer's decision. A save becomes durable only in on_save; a second save
+    // before the prior one committed is a RuntimeError.
+    void record_checkpoint_evaluation_decision(const CheckpointEvaluationDecision& decision);
+    void record_checkpoint_evaluation_decision(const nlohmann::json& decision);
+
+    // Writes the sidecar atomically (rank 0 only). Returns its path, or nothing when this rank
+    // does not write or no output_dir is known. `is_world_process_zero` overrides the cached role.
+    std::optional<std::string> persist(std::optional<bool> is_world_process_zero = std::nullopt);
+    // Loads the sidecar on rank 0 under the seed's rules; false when absent, stale or uncommitted.
+    bool load(std::optional<bool> is_world_process_zero = std::nullopt);
+
+    std::string class_name() const override { return "CheckpointEvaluationTriggerCallback"; }
+    nlohmann::json state() const override;
+
+    std::optional<std::string> state_path() const;
+    CheckpointEvaluationPolicy& policy() noexcept { return policy_; }
+    const CheckpointEvaluationPolicy& policy() const noexcept { return policy_; }
+    const TriggerCallbackConfig& config() const noexcept { return config_; }
+    bool pending_checkpoint_evaluation() const noexcept { return pending_checkpoint_evaluation_; }
+    std::int64_t trigger_count() const noexcept { return trigger_count_; }
+    std::optional<std::int64_t> pending_checkpoint_save_step() const noexcept { return pending_save_step_; }
+    bool policy_stop_requested() const noexcept { return policy_stop_requested_; }
+
+  private:
+    bool is_rank_zero() const noexcept { return is_world_process_zero_.value_or(true); }
+    bool step_is_scheduled(std::int64_t step) const noexcept;
+    void redirect_save_to_evaluate(TrainerControl& control, bool at_epoch_end) noexcept;
+    bool sidecar_policy_is_committed(const CheckpointEvaluationPolicy& candidate);
+    bool best_checkpoint_is_complete();
+    void publish_best_checkpoint();
+    void commit_saved_checkpoint(std::int64_t step);
+    void recover_committed_checkpoint_artifacts();
+    void remove_leftover_temp_files();
+    std::string next_temp_path(const std::string& path);
+
+    TriggerCallbackConfig config_;
+    FileSystem* fs_;
+    Collective* collective_;
+    CheckpointEvaluationPolicy policy_;
+    bool pending_checkpoint_evaluation_ = false;
+    std::int64_t trigger_count_ = 0;
+    // Process-local: a checkpoint is serialised before on_save, so persisting this would make
+    // a restored callback wait for a save that already happened. The stop flag below is
+    // mirrored in the policy state and does survive a resume.
+    std::optional<std::int64_t> pending_save_step_;
+    bool policy_stop_requested_ = false;
+    // Cached in on_train_begin so persist() may be called on every rank without racing.
+    std::optional<bool> is_world_process_zero_;
+    std::uint64_t temp_counter_ = 0;
+};
+
+}  // namespace ckpt

@@ -1,0 +1,106 @@
+// TriggerCallback as an ExportableState: exactly the seed's "args" and "attributes" keys, and
+// the seed's reconstruction from them.
+#include "policy/base/errors.hpp"
+#include "policy/base/json_object.hpp"
+#include "policy/base/mutants.hpp"
+#include "policy/python/python_values.hpp"
+#include "policy/trigger/trigger_callback.hpp"
+
+namespace ckpt {
+
+using nlohmann::json;
+
+namespace {
+
+const json& member_or_empty(const json& object, const char* key) {
+    static const json empty = json::object();
+    if (!object.is_object()) {
+        return empty;
+    }
+    const auto found = object.find(key);
+    return found != object.end() ? *found : empty;
+}
+
+json get_or(const json& object, const char* key, json fallback) {
+    const auto found = object.is_object() ? object.find(key) : object.end();
+    return (object.is_object() && found != object.end()) ? *found : std::move(fallback);
+}
+
+std::int64_t positive_save_total_limit(const json& value) {
+    try {
+        return python::to_int(value);
+    } catch (const ValueError&) {
+        throw ValueError("checkpoint evaluation save_total_limit must be positive");
+    }
+}
+
+}  // namespace
+
+json TriggerCallback::state() const {
+    const auto& settings = policy_.settings();
+    JsonObject attributes;
+    attributes.add("pending_checkpoint_evaluation", pending_checkpoint_evaluation_)
+        .add("trigger_count", trigger_count_)
+        .add("checkpoint_eval_state", policy_.state_dict());
+    if (mutants::is_active(mutants::Mutant::pending_save_persisted) && pending_save_step_) {
+        attributes.add("pending_checkpoint_save_step", *pending_save_step_);
+    }
+    auto args =
+        JsonObject()
+            .add("enabled", config_.enabled)
+            .add("patience", settings.patience)
+            .add("tie_policy", to_string(settings.tie_policy))
+            .add("patience_start_step", settings.patience_start_step)
+            .add("gate_steps", config_.gate_steps)
+            .add("regular_steps", config_.regular_steps ? json(*config_.regular_steps) : json(nullptr))
+            .add("save_total_limit", config_.save_total_limit)
+            .add("output_dir", config_.output_dir ? json(*config_.output_dir) : json(nullptr))
+            .build();
+    return JsonObject().add("args", std::move(args)).add("attributes", attributes.build()).build();
+}
+
+TriggerCallback TriggerCallback::from_state(const json& state, FileSystem& fs, Collective& collective,
+                                            std::string temp_file_tag) {
+    const json& args = member_or_empty(state, "args");
+    const json& attributes = member_or_empty(state, "attributes");
+
+    TriggerCallbackConfig config;
+    config.enabled = python::truthy(get_or(args, "enabled", true));
+    config.policy = CheckpointEvaluationPolicy::from_loose_settings(get_or(args, "patience", 3),
+                                                                    get_or(args, "tie_policy", "reset"),
+                                                                    get_or(args, "patience_start_step", 0))
+                        .settings();
+    if (const auto gates = get_or(args, "gate_steps", nullptr); !gates.is_null()) {
+        if (!gates.is_array()) {
+            throw ValueError("checkpoint evaluation gate_steps must contain positive integers");
+        }
+        for (const auto& step : gates) {
+            config.gate_steps.push_back(python::to_int(step));
+        }
+    }
+    if (const auto regular = get_or(args, "regular_steps", nullptr); !regular.is_null()) {
+        config.regular_steps = python::to_int(regular);
+    }
+    config.save_total_limit = positive_save_total_limit(get_or(args, "save_total_limit", 1));
+    if (const auto output_dir = get_or(args, "output_dir", nullptr); !output_dir.is_null()) {
+        config.output_dir = python::str(output_dir);
+    }
+
+    config.temp_file_tag = std::move(temp_file_tag);
+    TriggerCallback callback(std::move(config), fs, collective);
+    callback.pending_checkpoint_evaluation_ =
+        python::truthy(get_or(attributes, "pending_checkpoint_evaluation", false));
+    callback.trigger_count_ = python::to_int(get_or(attributes, "trigger_count", 0));
+    if (const auto found = attributes.find("checkpoint_eval_state"); found != attributes.end()) {
+        callback.policy_.load_state_dict(*found);
+    }
+    if (mutants::is_active(mutants::Mutant::pending_save_persisted)) {
+        if (const auto step = attributes.find("pending_checkpoint_save_step"); step != attributes.end()) {
+            callback.pending_save_step_ = python::to_int(*step);
+        }
+    }
+    callback.policy_stop_requested_ = callback.policy_.state().stop_requested;
+    return callback;
+}
+
+}  // namespace ckpt

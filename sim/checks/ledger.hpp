@@ -1,0 +1,72 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/core/checkpoint_evaluation_decision.hpp"
+#include "policy/core/checkpoint_evaluation_state.hpp"
+
+namespace ckpt::sim {
+
+// Ground truth about a run, kept outside the system under test: the simulator writes it from
+// what it observed (scores it handed out, files as they are on the simulated disk, calls that
+// returned), never from what the policy code claims about itself.
+//
+// Definitions used by the oracles (also in the README):
+//  - A checkpoint is *complete* when its trainer_state.json parses and names global_step N.
+//  - A decision is *durably recorded* when a write that holds it has returned and the durable
+//    view of the disk (what a power loss would leave) holds it: the sidecar after persist() or
+//    on_save() returned, or a complete checkpoint's trainer_state.json after _save_checkpoint
+//    wrote and fsynced it. A record stays durable until an injected fault damages it, or the
+//    disk no longer holds the bytes that were written (rotation deleted it).
+struct EvaluationRecord {
+    int incarnation = 0;
+    std::int64_t step = 0;
+    double score = 0.0;
+    CheckpointEvaluationDecision decision;
+};
+
+struct CheckpointRecord {
+    std::int64_t step = 0;
+    int incarnation = 0;
+    double score = 0.0;                      // the evaluation that decided to save it
+    CheckpointEvaluationState policy_state;  // the trigger callback's policy state when written
+    nlohmann::json callback_states;          // every stateful callback's live state() when written
+    std::string trainer_state_bytes;         // exactly what was written to trainer_state.json
+    bool durable = false;                    // the write returned and the durable view holds it
+};
+
+struct SidecarRecord {
+    CheckpointEvaluationState state;
+    std::string bytes;  // the durable bytes the write left
+};
+
+struct Ledger {
+    std::vector<EvaluationRecord> evaluations;
+    // Every state a decision of this run produced, on every branch of its history (a resume to
+    // an older checkpoint starts a new branch, but the old branch's records may still be on
+    // disk). A restored state must be one of these.
+    std::vector<CheckpointEvaluationState> decided_states;
+    std::map<std::int64_t, CheckpointRecord> checkpoints;
+    std::optional<SidecarRecord> sidecar;  // the last durably recorded sidecar
+    bool sidecar_damaged = false;          // an injected fault corrupted it since
+    std::map<std::int64_t, bool> checkpoint_damaged;
+
+    // Where final_checkpoint pointed, as last published, and the score it carried then.
+    std::optional<std::int64_t> link_step;
+    double link_score = 0.0;
+    // An injected fault destroyed the checkpoint final_checkpoint names. Nothing in the seed's
+    // design repairs a link until the next publication, so P4 excuses it until then (a new
+    // checkpoint-N written meanwhile is not the one the link was published for).
+    bool link_target_damaged = false;
+    // A link rename the oracle saw start; it counts once the disk shows it happened (an injected
+    // error can fail the rename after the oracle saw it).
+    std::optional<std::pair<std::int64_t, double>> pending_link;
+};
+
+}  // namespace ckpt::sim

@@ -1,0 +1,54 @@
+#include "sim/checks/reference_policy.hpp"
+
+namespace ckpt::sim {
+
+ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEvaluationState state,
+                                   double score, std::int64_t step) {
+    ReferenceOutcome out;
+    state.evaluation_count += 1;
+    const auto finish = [&](std::string_view reason, bool save) {
+        out.after = state;
+        out.reason = reason;
+        out.should_save = save;
+        out.should_stop = state.stop_requested;
+        return out;
+    };
+    if (!state.best_score.has_value() || score > *state.best_score) {
+        const bool first = !state.best_score.has_value();
+        state.best_score = score;
+        state.best_step = step;
+        state.lower_score_streak = 0;
+        state.stop_requested = false;
+        state.best_is_external = false;
+        return finish(first ? "initial" : "improved", true);
+    }
+    const bool lower = score < *state.best_score;
+    if (step < settings.patience_start_step) {
+        state.lower_score_streak = 0;
+        state.stop_requested = false;
+        return finish(lower ? "patience_warmup_lower" : "patience_warmup_tie", false);
+    }
+    const bool counts = lower || settings.tie_policy == TiePolicy::count;
+    if (counts) {
+        state.lower_score_streak += 1;
+        state.stop_requested = state.lower_score_streak >= settings.patience;
+        if (state.stop_requested) {
+            return finish("patience_exhausted", false);
+        }
+        return finish(lower ? "lower" : "tie_counted", false);
+    }
+    switch (settings.tie_policy) {
+        case TiePolicy::reset:
+            state.lower_score_streak = 0;
+            state.stop_requested = false;
+            return finish("tie_reset", false);
+        case TiePolicy::stop:
+            state.stop_requested = true;
+            return finish("tie_stop", false);
+        default:
+            state.stop_requested = false;
+            return finish("tie_ignored", false);
+    }
+}
+
+}  // namespace ckpt::sim

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "policy/core/checkpoint_evaluation_policy.hpp"
+
+namespace ckpt::sim {
+
+// The seed's decision rules restated as plainly as possible, for the P11 oracle. It shares no
+// code with CheckpointEvaluationPolicy: a slip in the real policy must not also be a slip here.
+struct ReferenceOutcome {
+    CheckpointEvaluationState after;
+    std::string_view reason;
+    bool should_save = false;
+    bool should_stop = false;
+};
+
+ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEvaluationState state,
+                                   double score, std::int64_t step);
+
+}  // namespace ckpt::sim

@@ -1,0 +1,271 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/ports/file_system.hpp"
+#include "sim/base/rng.hpp"
+
+namespace ckpt::sim {
+
+// The operations the simulator can watch, fail or crash at. `stat` stands for exists, is_dir and
+// is_symlink, which are only counted: the port gives them no way to report an error.
+enum class FsOp : std::uint8_t {
+    read_file,
+    write_file,
+    fsync_file,
+    fsync_dir,
+    rename,
+    unlink,
+    mkdir,
+    rmdir,  // one directory removed inside remove_tree
+    remove_tree,
+    list_dir,
+    symlink,
+    readlink,
+    stat,
+};
+inline constexpr std::size_t kFsOpCount = 13;
+
+std::string_view to_string(FsOp op) noexcept;
+
+// What the hooks are told about a call. The views are valid only during the hook call.
+struct FsOperation {
+    FsOp op;
+    std::string_view path;   // rename: the source; symlink: the link's path
+    std::string_view other;  // rename: the destination; symlink: the target text; else empty
+    std::size_t size = 0;    // write_file: the bytes the caller asked to write
+};
+
+// A fault the injector can ask for. Failed calls report the errno below as a FileSystemError.
+//  - enospc / eio: the call fails. A mutating call has no effect, except write_file, which
+//    fails after its open(O_CREAT|O_TRUNC) succeeded: the file exists and is empty, as a real
+//    write() that fails on its first byte leaves it.
+//  - short_write: write_file writes only the first `short_write_bytes` bytes (clamped to the
+//    data size) and then fails with ENOSPC, as a write() that returned less followed by a write()
+//    that hit a full disk. On any other operation it is ENOSPC.
+enum class FaultKind : std::uint8_t { none, enospc, eio, short_write };
+
+struct Fault {
+    FaultKind kind = FaultKind::none;
+    std::size_t short_write_bytes = 0;
+};
+
+// Which un-synced operations a power loss keeps (ALICE's three outcomes).
+//  - strict: none of them.
+//  - prefix: a uniformly drawn prefix of the un-synced operations, in their original order.
+//  - torn: a uniformly drawn prefix of the un-synced directory operations, and each un-synced
+//    file write independently lost, kept whole or torn (cut short, or its leading bytes
+//    written over the old content), as writeback flushes pages out of order.
+enum class PowerLossMode : std::uint8_t { strict, prefix, torn };
+
+std::string_view to_string(PowerLossMode mode) noexcept;
+
+struct PowerLossReport {
+    std::size_t pending = 0;  // un-synced operations when the power went out
+    std::size_t kept = 0;     // of those, applied whole to the durable state
+    std::size_t torn = 0;     // of those, file writes applied in part (torn mode only)
+};
+
+// The two states an oracle can look at: what processes see now, and what a power loss that
+// kept no un-synced operation would leave.
+enum class FsView : std::uint8_t { visible, durable };
+
+enum class EntryKind : std::uint8_t { file, directory, symlink };
+
+// One entry of a recursive listing. `data` is a file's content or a symlink's target text.
+struct FsEntry {
+    std::string path;
+    EntryKind kind = EntryKind::file;
+    std::string data;
+
+    bool operator==(const FsEntry&) const = default;
+};
+
+struct FsStats {
+    std::array<std::uint64_t, kFsOpCount> operations{};  // calls by kind, including failed ones
+    std::uint64_t faults_injected = 0;
+    std::uint64_t bytes_written = 0;
+    std::uint64_t power_losses = 0;
+    std::uint64_t process_kills = 0;
+    std::uint64_t corruptions = 0;
+
+    std::uint64_t count(FsOp op) const noexcept { return operations[static_cast<std::size_t>(op)]; }
+    std::uint64_t fsyncs() const noexcept { return count(FsOp::fsync_file) + count(FsOp::fsync_dir); }
+};
+
+// An in-memory file system with the crash model of DESIGN.md, behind the same FileSystem port
+// the production code uses.
+//
+// Every file keeps volatile bytes (the page cache, what reads see) and durable bytes (what a
+// power loss leaves). Every directory keeps volatile and durable entries the same way. Every
+// change is appended to a log of un-synced operations, recorded against inodes rather than
+// paths, so that any prefix of the log can be replayed onto the durable state after later
+// renames have moved things around. fsync_file makes one file's writes durable; fsync_dir makes
+// the directory's entry changes durable, together with every earlier un-synced change to the
+// directories those changes touch, since a journal commits them in order.
+//
+// Paths are '/'-separated; relative paths start at the root (the simulated working directory).
+// "." and ".." are honoured, and symlinks in the middle of a path are always followed.
+//
+// Not thread-safe: the simulator runs one rank at a time.
+class SimFileSystem final : public ckpt::FileSystem {
+  public:
+    // Called before every mutating operation (including each removal inside remove_tree), before
+    // any validation or change. The simulator crashes a process there by throwing; the state is
+    // then exactly as before the call.
+    using Observer = std::function<void(const FsOperation&)>;
+    // Consulted once per call that passed validation (it would have reached the disk), reads
+    // included, after the observer and before any change; for remove_tree, once per step.
+    // Not consulted for exists, is_dir and is_symlink.
+    using FaultInjector = std::function<Fault(const FsOperation&)>;
+
+    SimFileSystem();
+
+    std::string read_file(const std::string& path) override;
+    void write_file(const std::string& path, std::string_view data) override;
+    void fsync_file(const std::string& path) override;
+    void fsync_dir(const std::string& path) override;
+    void rename(const std::string& from, const std::string& to) override;
+    void unlink(const std::string& path) override;
+    void mkdir(const std::string& path) override;
+    // As PosixFileSystem: a missing path is no error, a path that is not a directory (a symlink
+    // included) is ENOTDIR, and links inside the tree are removed, never followed. The removal
+    // is a sequence of unlink and rmdir steps, children before parents in ascending name order,
+    // each one observed, fault-checked and logged on its own, so a crash can land mid-tree.
+    void remove_tree(const std::string& path) override;
+    std::vector<std::string> list_dir(const std::string& path) override;
+    bool exists(const std::string& path) override;
+    bool is_dir(const std::string& path) override;
+    bool is_symlink(const std::string& path) override;
+    void symlink(const std::string& target, const std::string& link_path) override;
+    std::string readlink(const std::string& path) override;
+
+    void set_observer(Observer observer) { observer_ = std::move(observer); }
+    void set_fault_injector(FaultInjector injector) { injector_ = std::move(injector); }
+
+    // A killed process loses nothing the kernel holds; only the count changes.
+    void process_kill() noexcept { ++stats_.process_kills; }
+    // The machine loses power: the durable state, plus what `mode` keeps of the un-synced
+    // operations, becomes the visible state, and the log is emptied.
+    PowerLossReport power_loss(PowerLossMode mode, Rng& rng);
+    // sync(2): every un-synced operation becomes durable. Used to lay down a starting state.
+    void sync_all();
+    // Damages a regular file's bytes on disk and in the page cache (truncation, flipped bytes, or
+    // garbage in an empty file), following symlinks. Returns a description for the trace. Not
+    // observed or fault-checked: it is the simulator's doing, not the program's. An un-synced
+    // write of the file that a later power loss keeps lands over the damage.
+    std::string corrupt_at_rest(const std::string& path, Rng& rng);
+    // Back to a fresh empty file system: state, log, counters and hooks.
+    void reset();
+
+    // Inspection for oracles and tests. None of these is counted, observed or fault-checked.
+    bool exists_in(FsView view, std::string_view path) const;
+    bool is_dir_in(FsView view, std::string_view path) const;
+    std::optional<std::string> content_in(FsView view, std::string_view path) const;
+    std::optional<std::string> link_target_in(FsView view, std::string_view path) const;
+    // Whether `path` is a regular file holding exactly `expected`, without copying it: oracles
+    // compare what the disk holds with what was written at every crash point.
+    bool content_equals(FsView view, std::string_view path, std::string_view expected) const;
+    bool durably_exists(std::string_view path) const { return exists_in(FsView::durable, path); }
+    std::optional<std::string> durable_content(std::string_view path) const {
+        return content_in(FsView::durable, path);
+    }
+    // Every entry reachable from the root without following links, as absolute paths ("/a/b")
+    // in depth-first ascending name order.
+    std::vector<FsEntry> snapshot(FsView view = FsView::visible) const;
+    std::vector<std::string> list_recursive(FsView view = FsView::visible) const;
+    // Un-synced operations in the log; zero means a power loss cannot change anything.
+    std::size_t pending_operations() const noexcept { return log_.size(); }
+    const FsStats& stats() const noexcept { return stats_; }
+
+  private:
+    using InodeId = std::uint32_t;
+    using Content = std::shared_ptr<const std::string>;  // shared by the views and the log
+    using Entries = std::map<std::string, InodeId, std::less<>>;
+
+    static constexpr InodeId kNoInode = UINT32_MAX;
+    static constexpr InodeId kRoot = 0;
+
+    struct Inode {
+        EntryKind kind = EntryKind::file;
+        Content visible_data;  // files; null means empty
+        Content durable_data;
+        std::string target;       // symlinks; never changes once created
+        Entries visible_entries;  // directories
+        Entries durable_entries;
+    };
+
+    // One un-synced change, replayable onto the durable state in any later situation.
+    struct LogRecord {
+        enum class Kind : std::uint8_t { link, unlink, rename, data };
+        Kind kind = Kind::data;
+        InodeId dir = kNoInode;    // link, unlink, rename: the (source) directory
+        InodeId dir2 = kNoInode;   // rename: the destination directory
+        InodeId inode = kNoInode;  // link, rename: the entry; data: the file
+        std::string name;
+        std::string name2;  // rename: the destination name
+        Content data;
+
+        bool touches_dir(InodeId d) const noexcept {
+            return kind != Kind::data && (dir == d || (kind == Kind::rename && dir2 == d));
+        }
+    };
+
+    // The result of walking a path. `error` is an errno for a failure before the last component;
+    // otherwise `inode` is the entry (kNoInode when absent) named `name` inside `parent`. A path
+    // that names a directory without naming an entry ("/", "a/..") has parent kNoInode.
+    struct Lookup {
+        int error = 0;
+        InodeId parent = kNoInode;
+        std::string_view name;
+        InodeId inode = kNoInode;
+    };
+
+    Lookup lookup(FsView view, std::string_view path, bool follow_last,
+                  std::vector<InodeId>* ancestry = nullptr) const;
+    // lookup for a port call: a walk failure becomes the FileSystemError of that call.
+    Lookup resolve(FsOp op, std::string_view path, bool follow_last,
+                   std::vector<InodeId>* ancestry = nullptr);
+
+    const Inode& node(InodeId id) const { return inodes_[id]; }
+    Inode& node(InodeId id) { return inodes_[id]; }
+    static const Entries& entries(const Inode& inode, FsView view) {
+        return view == FsView::visible ? inode.visible_entries : inode.durable_entries;
+    }
+
+    void count(FsOp op) noexcept { ++stats_.operations[static_cast<std::size_t>(op)]; }
+    void observe(const FsOperation& operation);
+    Fault consult(const FsOperation& operation);
+    [[noreturn]] static void fail(FsOp op, std::string_view path, int error_number);
+    void fail_on_fault(const Fault& fault, FsOp op, std::string_view path);
+
+    InodeId new_inode(EntryKind kind);
+    void link_entry(InodeId dir, std::string_view name, InodeId inode);
+    void unlink_entry(InodeId dir, std::string_view name);
+    void set_content(InodeId file, Content data);
+    void remove_children(InodeId dir, const std::string& dir_path);
+    void remove_entry(InodeId parent, const std::string& name, InodeId inode, const std::string& path);
+
+    void commit_file(InodeId file);
+    void commit_dir(InodeId dir);
+    void apply_durably(const LogRecord& record);
+    void adopt_durable_state();
+
+    std::deque<Inode> inodes_;  // a deque, so lookups may hold views into symlink targets
+    std::vector<LogRecord> log_;
+    Observer observer_;
+    FaultInjector injector_;
+    FsStats stats_;
+};
+
+}  // namespace ckpt::sim

@@ -1,0 +1,327 @@
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include "sim/disk/sim_file_system.hpp"
+
+// The durability half of SimFileSystem: the log of un-synced operations, what fsync commits,
+// what a power loss keeps, damage at rest, and the read-only views oracles inspect.
+
+namespace ckpt::sim {
+
+namespace {
+
+std::string_view bytes_of(const std::shared_ptr<const std::string>& content) noexcept {
+    return content ? std::string_view(*content) : std::string_view();
+}
+
+// A write that reached the disk in part. Either the size was updated only as far as the pages
+// that landed (the new bytes cut short), or the size was updated but only the leading pages
+// landed, so the rest still holds the old bytes (zeros past the old end, as a fresh block reads).
+std::shared_ptr<const std::string> tear(std::string_view old_bytes, std::string_view new_bytes, Rng& rng) {
+    if (new_bytes.empty()) {
+        return nullptr;
+    }
+    const std::size_t cut = rng.uniform<std::size_t>(0, new_bytes.size() - 1);
+    std::string torn(new_bytes.substr(0, cut));
+    if (rng.chance(1, 2)) {
+        torn.reserve(new_bytes.size());
+        for (std::size_t i = cut; i < new_bytes.size(); ++i) {
+            torn.push_back(i < old_bytes.size() ? old_bytes[i] : '\0');
+        }
+    }
+    return torn.empty() ? nullptr : std::make_shared<const std::string>(std::move(torn));
+}
+
+// Damage as a failing disk or a stray writer leaves it: a truncation, a few flipped bytes, or,
+// for an empty file, a few bytes of garbage.
+std::shared_ptr<const std::string> damage(std::string_view bytes, Rng& rng, std::string& description) {
+    std::string damaged(bytes);
+    if (damaged.empty()) {
+        const auto length = rng.uniform<std::size_t>(1, 8);
+        for (std::size_t i = 0; i < length; ++i) {
+            damaged.push_back(static_cast<char>(rng.uniform<int>(0, 255)));
+        }
+        description = "garbage 0 -> " + std::to_string(length) + " bytes";
+    } else if (rng.chance(1, 2)) {
+        damaged.resize(rng.uniform<std::size_t>(0, damaged.size() - 1));
+        description =
+            "truncate " + std::to_string(bytes.size()) + " -> " + std::to_string(damaged.size()) + " bytes";
+    } else {
+        const auto flips = rng.uniform<std::size_t>(1, std::min<std::size_t>(3, damaged.size()));
+        for (std::size_t i = 0; i < flips; ++i) {
+            const auto at = static_cast<std::size_t>(rng.below(damaged.size()));
+            damaged[at] =
+                static_cast<char>(static_cast<unsigned char>(damaged[at]) ^ rng.uniform<unsigned>(1, 255));
+        }
+        description = "flip " + std::to_string(flips) + " byte(s) of " + std::to_string(bytes.size());
+    }
+    return damaged.empty() ? nullptr : std::make_shared<const std::string>(std::move(damaged));
+}
+
+}  // namespace
+
+std::string_view to_string(PowerLossMode mode) noexcept {
+    switch (mode) {
+        case PowerLossMode::strict:
+            return "strict";
+        case PowerLossMode::prefix:
+            return "prefix";
+        case PowerLossMode::torn:
+            return "torn";
+    }
+    return "unknown";
+}
+
+void SimFileSystem::link_entry(InodeId dir, std::string_view name, InodeId inode) {
+    node(dir).visible_entries.insert_or_assign(std::string(name), inode);
+    LogRecord record;
+    record.kind = LogRecord::Kind::link;
+    record.dir = dir;
+    record.inode = inode;
+    record.name = name;
+    log_.push_back(std::move(record));
+}
+
+void SimFileSystem::unlink_entry(InodeId dir, std::string_view name) {
+    Entries& visible = node(dir).visible_entries;
+    visible.erase(visible.find(name));
+    LogRecord record;
+    record.kind = LogRecord::Kind::unlink;
+    record.dir = dir;
+    record.name = name;
+    log_.push_back(std::move(record));
+}
+
+void SimFileSystem::set_content(InodeId file, Content data) {
+    node(file).visible_data = data;
+    LogRecord record;
+    record.kind = LogRecord::Kind::data;
+    record.inode = file;
+    record.data = std::move(data);
+    log_.push_back(std::move(record));
+}
+
+void SimFileSystem::apply_durably(const LogRecord& record) {
+    switch (record.kind) {
+        case LogRecord::Kind::link:
+            node(record.dir).durable_entries.insert_or_assign(record.name, record.inode);
+            break;
+        case LogRecord::Kind::unlink:
+            node(record.dir).durable_entries.erase(record.name);
+            break;
+        case LogRecord::Kind::rename:
+            // Both halves in one step: a journal commits a rename as one transaction, so no
+            // crash shows the entry under both names or under neither.
+            node(record.dir).durable_entries.erase(record.name);
+            node(record.dir2).durable_entries.insert_or_assign(record.name2, record.inode);
+            break;
+        case LogRecord::Kind::data:
+            node(record.inode).durable_data = record.data;
+            break;
+    }
+}
+
+void SimFileSystem::commit_file(InodeId file) {
+    Inode& inode = node(file);
+    inode.durable_data = inode.visible_data;
+    std::erase_if(log_, [file](const LogRecord& record) {
+        return record.kind == LogRecord::Kind::data && record.inode == file;
+    });
+}
+
+void SimFileSystem::commit_dir(InodeId dir) {
+    // Walk the log backwards from the newest record. A record that touches a directory already
+    // being committed is committed too, and brings its other directory along, so everything
+    // earlier in that directory commits with it. That keeps each directory's durable entries
+    // the result of a prefix of its own history, which a later prefix replay relies on.
+    std::vector<InodeId> committing{dir};
+    std::vector<bool> commit(log_.size(), false);
+    for (std::size_t i = log_.size(); i-- > 0;) {
+        const LogRecord& record = log_[i];
+        const bool hit = std::any_of(committing.begin(), committing.end(),
+                                     [&record](InodeId d) { return record.touches_dir(d); });
+        if (!hit) {
+            continue;
+        }
+        commit[i] = true;
+        for (const InodeId touched : {record.dir, record.dir2}) {
+            if (touched != kNoInode &&
+                std::find(committing.begin(), committing.end(), touched) == committing.end()) {
+                committing.push_back(touched);
+            }
+        }
+    }
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < log_.size(); ++i) {
+        if (commit[i]) {
+            apply_durably(log_[i]);
+        } else {
+            if (kept != i) {
+                log_[kept] = std::move(log_[i]);
+            }
+            ++kept;
+        }
+    }
+    log_.resize(kept);
+}
+
+void SimFileSystem::sync_all() {
+    for (const LogRecord& record : log_) {
+        apply_durably(record);
+    }
+    log_.clear();
+}
+
+PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
+    ++stats_.power_losses;
+    PowerLossReport report;
+    report.pending = log_.size();
+    if (mode == PowerLossMode::prefix) {
+        report.kept = rng.uniform<std::size_t>(0, log_.size());
+        for (std::size_t i = 0; i < report.kept; ++i) {
+            apply_durably(log_[i]);
+        }
+    } else if (mode == PowerLossMode::torn) {
+        const auto directory_records =
+            static_cast<std::size_t>(std::count_if(log_.begin(), log_.end(), [](const LogRecord& record) {
+                return record.kind != LogRecord::Kind::data;
+            }));
+        const std::size_t directory_kept = rng.uniform<std::size_t>(0, directory_records);
+        std::size_t directory_seen = 0;
+        for (const LogRecord& record : log_) {
+            if (record.kind != LogRecord::Kind::data) {
+                if (directory_seen++ < directory_kept) {
+                    apply_durably(record);
+                    ++report.kept;
+                }
+                continue;
+            }
+            switch (rng.below(3)) {
+                case 0:  // lost
+                    break;
+                case 1:
+                    apply_durably(record);
+                    ++report.kept;
+                    break;
+                default: {
+                    Inode& file = node(record.inode);
+                    file.durable_data = tear(bytes_of(file.durable_data), bytes_of(record.data), rng);
+                    ++report.torn;
+                    break;
+                }
+            }
+        }
+    }
+    log_.clear();
+    adopt_durable_state();
+    return report;
+}
+
+void SimFileSystem::adopt_durable_state() {
+    for (Inode& inode : inodes_) {
+        inode.visible_data = inode.durable_data;
+        inode.visible_entries = inode.durable_entries;
+    }
+}
+
+std::string SimFileSystem::corrupt_at_rest(const std::string& path, Rng& rng) {
+    static constexpr const char* kOperation = "corrupt_at_rest";
+    const Lookup found = lookup(FsView::visible, path, true);
+    if (found.error != 0 || found.inode == kNoInode) {
+        throw FileSystemError(kOperation, path, found.error != 0 ? found.error : ENOENT);
+    }
+    Inode& file = node(found.inode);
+    if (file.kind == EntryKind::directory) {
+        throw FileSystemError(kOperation, path, EISDIR);
+    }
+    ++stats_.corruptions;
+    std::string description;
+    const bool clean = bytes_of(file.visible_data) == bytes_of(file.durable_data);
+    Content damaged = damage(bytes_of(file.visible_data), rng, description);
+    if (clean) {
+        file.durable_data = damaged;
+    } else {
+        // A dirty page cache and the disk hold different bytes; both are hit, each its own way.
+        std::string ignored;
+        file.durable_data = damage(bytes_of(file.durable_data), rng, ignored);
+    }
+    file.visible_data = std::move(damaged);
+    return "corrupt " + path + ": " + description;
+}
+
+bool SimFileSystem::exists_in(FsView view, std::string_view path) const {
+    const Lookup found = lookup(view, path, true);
+    return found.error == 0 && found.inode != kNoInode;
+}
+
+bool SimFileSystem::is_dir_in(FsView view, std::string_view path) const {
+    const Lookup found = lookup(view, path, true);
+    return found.error == 0 && found.inode != kNoInode && node(found.inode).kind == EntryKind::directory;
+}
+
+std::optional<std::string> SimFileSystem::content_in(FsView view, std::string_view path) const {
+    const Lookup found = lookup(view, path, true);
+    if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::file) {
+        return std::nullopt;
+    }
+    const Inode& file = node(found.inode);
+    return std::string(bytes_of(view == FsView::visible ? file.visible_data : file.durable_data));
+}
+
+bool SimFileSystem::content_equals(FsView view, std::string_view path, std::string_view expected) const {
+    const Lookup found = lookup(view, path, true);
+    if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::file) {
+        return false;
+    }
+    const Inode& file = node(found.inode);
+    return bytes_of(view == FsView::visible ? file.visible_data : file.durable_data) == expected;
+}
+
+std::optional<std::string> SimFileSystem::link_target_in(FsView view, std::string_view path) const {
+    const Lookup found = lookup(view, path, false);
+    if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::symlink) {
+        return std::nullopt;
+    }
+    return node(found.inode).target;
+}
+
+std::vector<FsEntry> SimFileSystem::snapshot(FsView view) const {
+    std::vector<FsEntry> out;
+    // An explicit stack instead of recursion. Children go on in reverse, so the smallest name is
+    // popped first: depth-first, ascending order.
+    std::vector<std::pair<InodeId, std::string>> walk{{kRoot, std::string()}};
+    while (!walk.empty()) {
+        auto [id, path] = std::move(walk.back());
+        walk.pop_back();
+        const Inode& inode = node(id);
+        if (!path.empty()) {  // the root itself is not an entry
+            FsEntry entry;
+            entry.path = path;
+            entry.kind = inode.kind;
+            if (inode.kind == EntryKind::file) {
+                entry.data = bytes_of(view == FsView::visible ? inode.visible_data : inode.durable_data);
+            } else if (inode.kind == EntryKind::symlink) {
+                entry.data = inode.target;
+            }
+            out.push_back(std::move(entry));
+        }
+        if (inode.kind == EntryKind::directory) {
+            const Entries& children = entries(inode, view);
+            for (auto it = children.rbegin(); it != children.rend(); ++it) {
+                walk.emplace_back(it->second, path + "/" + it->first);
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> SimFileSystem::list_recursive(FsView view) const {
+    std::vector<std::string> paths;
+    for (FsEntry& entry : snapshot(view)) {
+        paths.push_back(std::move(entry.path));
+    }
+    return paths;
+}
+
+}  // namespace ckpt::sim

@@ -1,0 +1,153 @@
+#include "sim/explore/explorer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "sim/base/trace_hash.hpp"
+
+namespace ckpt::sim {
+namespace {
+
+void add_stats(RunStats& into, const RunStats& from) {
+    into.steps += from.steps;
+    into.evaluations += from.evaluations;
+    into.checkpoints += from.checkpoints;
+    into.incarnations += from.incarnations;
+    into.resumes += from.resumes;
+    into.hangs += from.hangs;
+    into.virtual_ms += from.virtual_ms;
+    into.save_window_dangling += from.save_window_dangling;
+    for (std::size_t i = 0; i < kCrashPointCount; ++i) {
+        into.crash_point_passes[i] += from.crash_point_passes[i];
+        into.crash_point_hits[i] += from.crash_point_hits[i];
+    }
+    for (const auto& [kind, count] : from.crashes) {
+        into.crashes[kind] += count;
+    }
+    for (const auto& [kind, count] : from.faults) {
+        into.faults[kind] += count;
+    }
+}
+
+void add_summary(ExploreSummary& into, const ExploreSummary& from) {
+    into.scenarios += from.scenarios;
+    into.ranks += from.ranks;
+    into.scenarios_with_fault += from.scenarios_with_fault;
+    add_stats(into.totals, from.totals);
+    for (const auto& [outcome, count] : from.outcomes) {
+        into.outcomes[outcome] += count;
+    }
+    for (std::size_t i = 0; i < kPropertyCount; ++i) {
+        into.violations_by_property[i] += from.violations_by_property[i];
+    }
+    into.violations.insert(into.violations.end(), from.violations.begin(), from.violations.end());
+}
+
+}  // namespace
+
+ExploreSummary explore(const ExploreOptions& options) {
+    const auto started = std::chrono::steady_clock::now();
+    const std::uint64_t shards = std::max(1U, options.shard_count);
+    const std::uint64_t items =
+        options.seeds > options.shard_index ? (options.seeds - options.shard_index + shards - 1) / shards : 0;
+    const auto seed_of = [&](std::uint64_t item) {
+        return options.first_seed + options.shard_index + item * shards;
+    };
+
+    std::vector<std::uint64_t> hashes(items, 0);
+    std::atomic<std::uint64_t> next{0};
+    std::atomic<std::uint64_t> done{0};
+    std::atomic<std::uint64_t> violating{0};
+    std::atomic<std::uint64_t> first_violation{UINT64_MAX};
+    std::mutex merge;
+    ExploreSummary summary;
+
+    const auto out_of_time = [&]() {
+        if (!options.time_budget_seconds) {
+            return false;
+        }
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
+        return elapsed.count() >= *options.time_budget_seconds;
+    };
+
+    const auto worker = [&]() {
+        std::optional<mutants::MutantScope> scope;
+        if (options.mutant) {
+            scope.emplace(*options.mutant);
+        }
+        ExploreSummary local;
+        for (;;) {
+            if (out_of_time() || (options.stop_at_first_violation && first_violation.load() != UINT64_MAX)) {
+                break;
+            }
+            const auto item = next.fetch_add(1);
+            if (item >= items) {
+                break;
+            }
+            const auto scenario = draw_scenario(seed_of(item));
+            const auto result = run_scenario(scenario);
+            hashes[item] = result.trace_hash_value;
+            local.scenarios += 1;
+            local.ranks += static_cast<std::uint64_t>(scenario.ranks);
+            local.scenarios_with_fault += result.stats.faults_fired() > 0 ? 1 : 0;
+            add_stats(local.totals, result.stats);
+            local.outcomes[std::string(to_string(result.outcome))] += 1;
+            if (!result.ok()) {
+                for (const auto& violation : result.violations) {
+                    local.violations_by_property[static_cast<std::size_t>(violation.property)] += 1;
+                }
+                local.violations.push_back({scenario.seed, item + 1, scenario, result.violations});
+                violating.fetch_add(1);
+                auto seen = first_violation.load();
+                while (item < seen && !first_violation.compare_exchange_weak(seen, item)) {
+                }
+            }
+            done.fetch_add(1);
+        }
+        const std::lock_guard lock(merge);
+        add_summary(summary, local);
+    };
+
+    // With a progress callback the calling thread only reports; otherwise it simulates too.
+    const unsigned jobs = std::max(1U, options.jobs);
+    std::atomic<unsigned> finished_workers{0};
+    const auto counted_worker = [&]() {
+        worker();
+        finished_workers.fetch_add(1);
+    };
+    std::vector<std::thread> threads;
+    const unsigned spawned = options.progress ? jobs : jobs - 1;
+    for (unsigned j = 0; j < spawned; ++j) {
+        threads.emplace_back(counted_worker);
+    }
+    if (options.progress) {
+        while (finished_workers.load() < spawned) {
+            options.progress(done.load(), violating.load());
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+        options.progress(done.load(), violating.load());
+    } else {
+        worker();
+    }
+    for (auto& t : threads) {
+        t.join();
+    }
+
+    std::sort(summary.violations.begin(), summary.violations.end(),
+              [](const auto& a, const auto& b) { return a.seed < b.seed; });
+    // Seeds are taken in order, so the finished ones form a prefix: hash exactly that prefix.
+    TraceHash combined;
+    for (std::uint64_t item = 0; item < summary.scenarios; ++item) {
+        combined.update_u64(hashes[item]);
+    }
+    summary.trace_hash = combined.hex();
+    summary.first_seed = seed_of(0);
+    summary.last_seed = summary.scenarios > 0 ? seed_of(summary.scenarios - 1) : summary.first_seed;
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
+    summary.wall_seconds = elapsed.count();
+    return summary;
+}
+
+}  // namespace ckpt::sim

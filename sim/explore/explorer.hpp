@@ -1,0 +1,57 @@
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/base/mutants.hpp"
+#include "sim/checks/property.hpp"
+#include "sim/world/run_stats.hpp"
+#include "sim/world/simulation.hpp"
+
+namespace ckpt::sim {
+
+struct ExploreOptions {
+    std::uint64_t first_seed = 1;
+    std::uint64_t seeds = 1000;                 // how many seeds (before sharding)
+    std::optional<double> time_budget_seconds;  // stop drawing new seeds after this long
+    unsigned jobs = 1;
+    unsigned shard_index = 0;  // this shard takes seeds with offset % count == index
+    unsigned shard_count = 1;
+    std::optional<mutants::Mutant> mutant;
+    bool stop_at_first_violation = false;
+    // Called on the calling thread about every 200 ms with (scenarios done, violations so far).
+    std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+struct FoundViolation {
+    std::uint64_t seed = 0;
+    std::uint64_t scenario_index = 0;  // 1-based position among this run's scenarios, in seed order
+    Scenario scenario;
+    std::vector<Violation> violations;
+};
+
+// The aggregate of many scenarios. Every field is a sum or a seed-ordered list, so the summary
+// is the same for any number of jobs.
+struct ExploreSummary {
+    std::uint64_t scenarios = 0;
+    std::uint64_t ranks = 0;  // summed, for the average
+    std::uint64_t scenarios_with_fault = 0;
+    RunStats totals;
+    std::map<std::string, std::uint64_t> outcomes;
+    std::array<std::uint64_t, kPropertyCount> violations_by_property{};
+    std::vector<FoundViolation> violations;  // in seed order
+    std::string trace_hash;                  // FNV-1a over every scenario's hash, in seed order
+    std::uint64_t first_seed = 0;
+    std::uint64_t last_seed = 0;
+    double wall_seconds = 0.0;  // not part of any hash; for the human summary only
+};
+
+ExploreSummary explore(const ExploreOptions& options);
+
+}  // namespace ckpt::sim

@@ -1,0 +1,357 @@
+#include "sim/scenario/scenario.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "sim/base/enum_names.hpp"
+
+namespace ckpt::sim {
+namespace {
+
+using nlohmann::json;
+
+constexpr EnumNames<SaveStrategy, 2> kSaveStrategies{
+    {{{SaveStrategy::steps, "steps"}, {SaveStrategy::epoch, "epoch"}}}};
+constexpr EnumNames<ResumeRule, 2> kResumeRules{
+    {{{ResumeRule::transformers, "transformers"}, {ResumeRule::fixed, "fixed"}}}};
+constexpr EnumNames<ScoreKind, 4> kScoreKinds{{{{ScoreKind::scripted, "scripted"},
+                                                {ScoreKind::random_walk, "random_walk"},
+                                                {ScoreKind::improve_then_plateau, "improve_then_plateau"},
+                                                {ScoreKind::quantised, "quantised"}}}};
+constexpr EnumNames<FaultAction, 6> kFaultActions{{{{FaultAction::crash, "crash"},
+                                                    {FaultAction::io_error, "io_error"},
+                                                    {FaultAction::corrupt_sidecar, "corrupt_sidecar"},
+                                                    {FaultAction::corrupt_checkpoint, "corrupt_checkpoint"},
+                                                    {FaultAction::rank_death, "rank_death"},
+                                                    {FaultAction::preemption, "preemption"}}}};
+constexpr EnumNames<CrashScope, 2> kCrashScopes{{{{CrashScope::job, "job"}, {CrashScope::rank, "rank"}}}};
+constexpr EnumNames<CrashKind, 2> kCrashKinds{
+    {{{CrashKind::process_kill, "process_kill"}, {CrashKind::power_loss, "power_loss"}}}};
+constexpr EnumNames<PowerLossMode, 3> kPowerLossModes{
+    {{{PowerLossMode::strict, "strict"}, {PowerLossMode::prefix, "prefix"}, {PowerLossMode::torn, "torn"}}}};
+constexpr EnumNames<IoTarget, 6> kIoTargets{{{{IoTarget::sidecar_write, "sidecar_write"},
+                                              {IoTarget::sidecar_fsync, "sidecar_fsync"},
+                                              {IoTarget::sidecar_rename, "sidecar_rename"},
+                                              {IoTarget::directory_fsync, "directory_fsync"},
+                                              {IoTarget::link_symlink, "link_symlink"},
+                                              {IoTarget::link_rename, "link_rename"}}}};
+constexpr EnumNames<FaultKind, 3> kIoErrors{
+    {{{FaultKind::enospc, "enospc"}, {FaultKind::eio, "eio"}, {FaultKind::short_write, "short_write"}}}};
+constexpr EnumNames<TiePolicy, 4> kTiePolicies{{{{TiePolicy::reset, "reset"},
+                                                 {TiePolicy::ignore, "ignore"},
+                                                 {TiePolicy::stop, "stop"},
+                                                 {TiePolicy::count, "count"}}}};
+
+[[noreturn]] void bad_field(const std::string& field, const std::string& why) {
+    throw ScenarioError("scenario field '" + field + "': " + why);
+}
+
+// Reads scenario fields with their path in every error ("faults[2].rank: ...").
+class Reader {
+  public:
+    Reader(const json& object, std::string prefix) : object_(object), prefix_(std::move(prefix)) {
+        if (!object_.is_object()) {
+            bad_field(prefix_.empty() ? "(document)" : prefix_, "must be a JSON object");
+        }
+    }
+
+    template <typename T>
+    T integer(const char* key, T fallback, T lo, T hi) const {
+        const auto* value = find(key);
+        if (value == nullptr) {
+            return fallback;
+        }
+        if (!value->is_number_integer() && !value->is_number_unsigned()) {
+            bad_field(path(key), "must be an integer");
+        }
+        if (value->is_number_unsigned()) {
+            const auto raw = value->get<std::uint64_t>();
+            if (raw > static_cast<std::uint64_t>(hi)) {
+                bad_field(path(key), "must be at most " + std::to_string(hi));
+            }
+            if (static_cast<T>(raw) < lo) {
+                bad_field(path(key), "must be at least " + std::to_string(lo));
+            }
+            return static_cast<T>(raw);
+        }
+        // A negative signed value, compared without converting an unsigned bound to signed
+        // (UINT64_MAX would become -1).
+        const auto raw = value->get<std::int64_t>();
+        const bool below = raw < 0 ? (std::is_unsigned_v<T> || raw < static_cast<std::int64_t>(lo))
+                                   : static_cast<std::uint64_t>(raw) < static_cast<std::uint64_t>(lo);
+        const bool above = raw >= 0 && static_cast<std::uint64_t>(raw) > static_cast<std::uint64_t>(hi);
+        if (below || above) {
+            bad_field(path(key), "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+        }
+        return static_cast<T>(raw);
+    }
+
+    bool boolean(const char* key, bool fallback) const {
+        const auto* value = find(key);
+        if (value == nullptr) {
+            return fallback;
+        }
+        if (!value->is_boolean()) {
+            bad_field(path(key), "must be true or false");
+        }
+        return value->get<bool>();
+    }
+
+    template <typename Enum, std::size_t N>
+    Enum choice(const char* key, Enum fallback, const EnumNames<Enum, N>& names) const {
+        const auto* value = find(key);
+        if (value == nullptr) {
+            return fallback;
+        }
+        const auto parsed = value->is_string() ? names.parse(value->get<std::string>()) : std::nullopt;
+        if (!parsed) {
+            bad_field(path(key), "must be one of: " + names.choices());
+        }
+        return *parsed;
+    }
+
+    const json* find(const char* key) const {
+        const auto found = object_.find(key);
+        return found == object_.end() ? nullptr : &*found;
+    }
+    std::string path(const char* key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
+
+    void reject_unknown(std::initializer_list<std::string_view> known) const {
+        for (const auto& [key, value] : object_.items()) {
+            if (std::find(known.begin(), known.end(), key) == known.end()) {
+                bad_field(prefix_.empty() ? key : prefix_ + "." + key, "unknown field");
+            }
+        }
+    }
+
+  private:
+    const json& object_;
+    std::string prefix_;
+};
+
+constexpr std::int64_t kMaxSteps = 10'000'000;
+
+json fault_to_json(const PlannedFault& fault) {
+    json out = {{"action", kFaultActions.name(fault.action)}};
+    switch (fault.action) {
+        case FaultAction::crash:
+            out["point"] = to_string(fault.point);
+            out["occurrence"] = fault.occurrence;
+            out["scope"] = kCrashScopes.name(fault.scope);
+            out["kind"] = kCrashKinds.name(fault.kind);
+            if (fault.kind == CrashKind::power_loss) {
+                out["power_loss"] = kPowerLossModes.name(fault.power_loss);
+            }
+            if (fault.scope == CrashScope::rank) {
+                out["rank"] = fault.rank;
+            }
+            break;
+        case FaultAction::io_error:
+            out["target"] = kIoTargets.name(fault.target);
+            out["error"] = kIoErrors.name(fault.error);
+            out["occurrence"] = fault.occurrence;
+            break;
+        case FaultAction::rank_death:
+            out["rank"] = fault.rank;
+            out["at_step"] = fault.at_step;
+            break;
+        case FaultAction::corrupt_sidecar:
+        case FaultAction::corrupt_checkpoint:
+        case FaultAction::preemption:
+            out["at_step"] = fault.at_step;
+            break;
+    }
+    return out;
+}
+
+PlannedFault fault_from_json(const json& document, const std::string& prefix) {
+    const Reader r(document, prefix);
+    r.reject_unknown({"action", "point", "occurrence", "scope", "kind", "power_loss", "rank", "at_step",
+                      "target", "error"});
+    if (r.find("action") == nullptr) {
+        bad_field(r.path("action"), "is required");
+    }
+    PlannedFault fault;
+    fault.action = r.choice("action", FaultAction::crash, kFaultActions);
+    if (const auto* point = r.find("point")) {
+        const auto parsed = point->is_string() ? parse_crash_point(point->get<std::string>()) : std::nullopt;
+        if (!parsed) {
+            std::string names;
+            for (const auto name : kCrashPointNames) {
+                names += (names.empty() ? "" : ", ") + std::string(name);
+            }
+            bad_field(r.path("point"), "must be one of: " + names);
+        }
+        fault.point = *parsed;
+    }
+    fault.occurrence = r.integer<std::uint32_t>("occurrence", 1, 1, 1'000'000);
+    fault.scope = r.choice("scope", CrashScope::job, kCrashScopes);
+    fault.kind = r.choice("kind", CrashKind::process_kill, kCrashKinds);
+    fault.power_loss = r.choice("power_loss", PowerLossMode::strict, kPowerLossModes);
+    fault.rank = r.integer<int>("rank", 0, 0, 7);
+    fault.at_step = r.integer<std::int64_t>("at_step", 0, 0, kMaxSteps);
+    fault.target = r.choice("target", IoTarget::sidecar_write, kIoTargets);
+    fault.error = r.choice("error", FaultKind::eio, kIoErrors);
+    return fault;
+}
+
+}  // namespace
+
+std::string_view to_string(FaultAction action) noexcept {
+    return kFaultActions.name(action);
+}
+std::string_view to_string(IoTarget target) noexcept {
+    return kIoTargets.name(target);
+}
+
+void Scenario::validate() const {
+    if (ranks < 1 || ranks > 8) {
+        bad_field("ranks", "must be between 1 and 8");
+    }
+    if (max_steps < 1 || max_steps > kMaxSteps) {
+        bad_field("max_steps", "must be between 1 and " + std::to_string(kMaxSteps));
+    }
+    if (steps_per_epoch < 1) {
+        bad_field("steps_per_epoch", "must be positive");
+    }
+    if (save_steps < 1) {
+        bad_field("save_steps", "must be positive");
+    }
+    for (const auto step : gate_steps) {
+        if (step < 1) {
+            bad_field("gate_steps", "must contain positive integers");
+        }
+    }
+    if (regular_steps && *regular_steps < 1) {
+        bad_field("regular_steps", "must be positive");
+    }
+    try {
+        policy.validate();
+    } catch (const ckpt::ValueError& error) {
+        bad_field("policy", error.what());
+    }
+    if (save_total_limit < 1) {
+        bad_field("save_total_limit", "must be positive");
+    }
+    if (early_stopping_callbacks < 0 || early_stopping_callbacks > 4) {
+        bad_field("early_stopping_callbacks", "must be between 0 and 4");
+    }
+    if (score.kind == ScoreKind::scripted && score.script.empty()) {
+        bad_field("score.script", "must hold at least one score for the scripted model");
+    }
+    for (std::size_t i = 0; i < faults.size(); ++i) {
+        const auto& fault = faults[i];
+        if (fault.rank >= ranks) {
+            bad_field("faults[" + std::to_string(i) + "].rank",
+                      "must name a rank below ranks (" + std::to_string(ranks) + ")");
+        }
+    }
+}
+
+json Scenario::to_json() const {
+    json faults_json = json::array();
+    for (const auto& fault : faults) {
+        faults_json.push_back(fault_to_json(fault));
+    }
+    return {
+        {"seed", seed},
+        {"ranks", ranks},
+        {"max_steps", max_steps},
+        {"steps_per_epoch", steps_per_epoch},
+        {"save_strategy", kSaveStrategies.name(save_strategy)},
+        {"save_steps", save_steps},
+        {"gate_steps", gate_steps},
+        {"regular_steps", regular_steps ? json(*regular_steps) : json(nullptr)},
+        {"policy",
+         {{"patience", policy.patience},
+          {"tie_policy", kTiePolicies.name(policy.tie_policy)},
+          {"patience_start_step", policy.patience_start_step}}},
+        {"save_total_limit", save_total_limit},
+        {"protect_best_in_rotation", protect_best_in_rotation},
+        {"resume_rule", kResumeRules.name(resume_rule)},
+        {"early_stopping_callbacks", early_stopping_callbacks},
+        {"early_stopping_state_keys", early_stopping_state_keys},
+        {"score",
+         {{"kind", kScoreKinds.name(score.kind)},
+          {"script", score.script},
+          {"noisy_replay", score.noisy_replay},
+          {"external_baseline", score.external_baseline}}},
+        {"faults", faults_json},
+        {"watchdog", watchdog},
+    };
+}
+
+Scenario Scenario::from_json(const json& document) {
+    const Reader r(document, "");
+    r.reject_unknown({"seed", "ranks", "max_steps", "steps_per_epoch", "save_strategy", "save_steps",
+                      "gate_steps", "regular_steps", "policy", "save_total_limit", "protect_best_in_rotation",
+                      "resume_rule", "early_stopping_callbacks", "early_stopping_state_keys", "score",
+                      "faults", "watchdog"});
+    if (r.find("seed") == nullptr) {
+        bad_field("seed", "is required");
+    }
+    Scenario s;
+    s.seed = r.integer<std::uint64_t>("seed", 0, 0, UINT64_MAX);
+    s.ranks = r.integer<int>("ranks", 1, 1, 8);
+    s.max_steps = r.integer<std::int64_t>("max_steps", 500, 1, kMaxSteps);
+    s.steps_per_epoch = r.integer<std::int64_t>("steps_per_epoch", 100, 1, kMaxSteps);
+    s.save_strategy = r.choice("save_strategy", SaveStrategy::steps, kSaveStrategies);
+    s.save_steps = r.integer<std::int64_t>("save_steps", 50, 1, kMaxSteps);
+    if (const auto* gates = r.find("gate_steps")) {
+        if (!gates->is_array()) {
+            bad_field("gate_steps", "must be a list of positive integers");
+        }
+        for (const auto& step : *gates) {
+            if (!step.is_number_integer() || step.get<std::int64_t>() < 1) {
+                bad_field("gate_steps", "must be a list of positive integers");
+            }
+            s.gate_steps.push_back(step.get<std::int64_t>());
+        }
+    }
+    if (const auto* regular = r.find("regular_steps"); regular != nullptr && !regular->is_null()) {
+        s.regular_steps = r.integer<std::int64_t>("regular_steps", 0, 1, kMaxSteps);
+    }
+    if (const auto* policy = r.find("policy")) {
+        const Reader p(*policy, "policy");
+        p.reject_unknown({"patience", "tie_policy", "patience_start_step"});
+        s.policy.patience = p.integer<std::int64_t>("patience", 3, 1, 1'000'000);
+        s.policy.tie_policy = p.choice("tie_policy", TiePolicy::reset, kTiePolicies);
+        s.policy.patience_start_step = p.integer<std::int64_t>("patience_start_step", 0, 0, kMaxSteps);
+    }
+    s.save_total_limit = r.integer<std::int64_t>("save_total_limit", 1, 1, 1000);
+    s.protect_best_in_rotation = r.boolean("protect_best_in_rotation", false);
+    s.resume_rule = r.choice("resume_rule", ResumeRule::fixed, kResumeRules);
+    s.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
+    s.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
+    if (const auto* score = r.find("score")) {
+        const Reader sc(*score, "score");
+        sc.reject_unknown({"kind", "script", "noisy_replay", "external_baseline"});
+        s.score.kind = sc.choice("kind", ScoreKind::random_walk, kScoreKinds);
+        if (const auto* script = sc.find("script")) {
+            if (!script->is_array()) {
+                bad_field("score.script", "must be a list of numbers");
+            }
+            for (const auto& value : *script) {
+                if (!value.is_number()) {
+                    bad_field("score.script", "must be a list of numbers");
+                }
+                s.score.script.push_back(value.get<double>());
+            }
+        }
+        s.score.noisy_replay = sc.boolean("noisy_replay", false);
+        s.score.external_baseline = sc.boolean("external_baseline", false);
+    }
+    if (const auto* faults = r.find("faults")) {
+        if (!faults->is_array()) {
+            bad_field("faults", "must be a list");
+        }
+        for (std::size_t i = 0; i < faults->size(); ++i) {
+            s.faults.push_back(fault_from_json((*faults)[i], "faults[" + std::to_string(i) + "]"));
+        }
+    }
+    s.watchdog = r.boolean("watchdog", true);
+    s.validate();
+    return s;
+}
+
+}  // namespace ckpt::sim

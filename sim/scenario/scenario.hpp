@@ -1,0 +1,110 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/base/errors.hpp"
+#include "policy/core/checkpoint_evaluation_policy.hpp"
+#include "sim/disk/sim_file_system.hpp"
+#include "sim/scenario/crash_point.hpp"
+
+namespace ckpt::sim {
+
+// A scenario file names the bad field in every error; the CLI turns this into exit status 2.
+class ScenarioError : public ckpt::ValueError {
+  public:
+    using ckpt::ValueError::ValueError;
+};
+
+enum class SaveStrategy : std::uint8_t { steps, epoch };
+// Which checkpoint a new incarnation resumes from: Transformers' get_last_checkpoint (largest N,
+// no completeness check) or the fixed rule (largest complete N).
+enum class ResumeRule : std::uint8_t { transformers, fixed };
+enum class ScoreKind : std::uint8_t { scripted, random_walk, improve_then_plateau, quantised };
+
+struct ScoreModelConfig {
+    ScoreKind kind = ScoreKind::random_walk;
+    // scripted: the score of the n-th evaluation step (cycled); other kinds ignore it.
+    std::vector<double> script;
+    // Steps trained again after a resume score differently (a different data order, dropout).
+    bool noisy_replay = false;
+    // A step-zero reference score the policy compares against but never links to.
+    bool external_baseline = false;
+};
+
+enum class FaultAction : std::uint8_t {
+    crash,               // at a crash point: a process kill or a power loss
+    io_error,            // on one of rank 0's sidecar or link operations
+    corrupt_sidecar,     // the sidecar is damaged at rest, then the job is preempted
+    corrupt_checkpoint,  // the newest checkpoint's trainer_state.json is damaged, then preempted
+    rank_death,          // one rank's process dies
+    preemption,          // the whole job is killed cleanly and resumed
+};
+enum class CrashScope : std::uint8_t { job, rank };
+enum class CrashKind : std::uint8_t { process_kill, power_loss };
+enum class IoTarget : std::uint8_t {
+    sidecar_write,
+    sidecar_fsync,
+    sidecar_rename,
+    directory_fsync,
+    link_symlink,
+    link_rename,
+};
+
+struct PlannedFault {
+    FaultAction action = FaultAction::crash;
+    // crash: which crash point, and on its n-th passage (1-based) over the whole run.
+    CrashPoint point = CrashPoint::step_end;
+    std::uint32_t occurrence = 1;
+    CrashScope scope = CrashScope::job;
+    CrashKind kind = CrashKind::process_kill;
+    PowerLossMode power_loss = PowerLossMode::strict;
+    // crash with rank scope, rank_death: the rank that dies.
+    int rank = 0;
+    // rank_death, preemption, corrupt_*: the first step_end at or after this step.
+    std::int64_t at_step = 0;
+    // io_error: the operation (its n-th matching call, `occurrence`) and the error.
+    IoTarget target = IoTarget::sidecar_write;
+    FaultKind error = FaultKind::eio;
+};
+
+// Everything a run depends on besides the build: replaying a scenario file needs nothing else.
+struct Scenario {
+    std::uint64_t seed = 0;
+    int ranks = 1;
+    std::int64_t max_steps = 500;
+    std::int64_t steps_per_epoch = 100;
+    SaveStrategy save_strategy = SaveStrategy::steps;
+    std::int64_t save_steps = 50;
+    std::vector<std::int64_t> gate_steps;
+    std::optional<std::int64_t> regular_steps;
+    PolicySettings policy;
+    std::int64_t save_total_limit = 1;
+    // Rotation keeps the checkpoint final_checkpoint names, closing the save window.
+    bool protect_best_in_rotation = false;
+    ResumeRule resume_rule = ResumeRule::fixed;
+    // EarlyStoppingCallback instances beside the trigger callback (several of one class).
+    int early_stopping_callbacks = 0;
+    bool early_stopping_state_keys = false;
+    ScoreModelConfig score;
+    std::vector<PlannedFault> faults;
+    // A hang becomes a job crash (NCCL timeout) and the job resumes.
+    bool watchdog = true;
+
+    // Checks every field; throws ScenarioError naming the first bad one.
+    void validate() const;
+    nlohmann::json to_json() const;
+    static Scenario from_json(const nlohmann::json& document);
+};
+
+// The swarm: one seed draws a whole scenario, its features and its fault mix.
+Scenario draw_scenario(std::uint64_t seed);
+
+std::string_view to_string(FaultAction action) noexcept;
+std::string_view to_string(IoTarget target) noexcept;
+
+}  // namespace ckpt::sim

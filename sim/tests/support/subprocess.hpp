@@ -1,0 +1,103 @@
+#pragma once
+
+// Running the real ckptsim binary from a test: fork+exec (a shell would add its own quoting
+// rules) in a directory of the test's own, with stdout and stderr captured through files there.
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <sys/wait.h>
+#include <system_error>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "policy/tests/support/temp_dir.hpp"
+
+namespace ckpt::testing {
+
+// How a process ended: its exit status (-1 when it did not exit normally) and what it printed.
+struct Completed {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+inline std::string read_all(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Runs `args` (args[0] the executable's path) in `dir`, which also receives its stdout and
+// stderr files; the files are removed once read. Its stdin is `stdin_path`, or /dev/null.
+inline Completed run_process(std::vector<std::string> args, const std::filesystem::path& dir,
+                             const std::optional<std::filesystem::path>& stdin_path = std::nullopt) {
+    std::vector<char*> argv;
+    for (auto& arg : args) {
+        argv.push_back(arg.data());
+    }
+    argv.push_back(nullptr);
+    const auto dir_name = dir.string();
+    const auto in_name = stdin_path ? stdin_path->string() : std::string("/dev/null");
+    const auto out_path = dir / "stdout";
+    const auto err_path = dir / "stderr";
+    const auto out_name = out_path.string();
+    const auto err_name = err_path.string();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int in = open(in_name.c_str(), O_RDONLY);
+        const int out = open(out_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int err = open(err_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (chdir(dir_name.c_str()) != 0 || in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 ||
+            dup2(out, 1) < 0 || dup2(err, 2) < 0) {
+            _exit(126);
+        }
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    Completed done;
+    EXPECT_GT(pid, 0) << std::strerror(errno);
+    int status = 0;
+    EXPECT_EQ(waitpid(pid, &status, 0), pid);
+    done.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    done.out = read_all(out_path);
+    done.err = read_all(err_path);
+    std::error_code ignored;
+    std::filesystem::remove(out_path, ignored);
+    std::filesystem::remove(err_path, ignored);
+    return done;
+}
+
+// `ckptsim ARGS` run in `dir`, so default output directories land there too.
+inline Completed run_ckptsim(std::vector<std::string> args, const std::filesystem::path& dir,
+                             const std::optional<std::filesystem::path>& stdin_path = std::nullopt) {
+    args.insert(args.begin(), CKPTSIM_BINARY);
+    return run_process(std::move(args), dir, stdin_path);
+}
+
+// A fixture with a fresh temp directory per test, in which ckptsim runs.
+class CkptsimProcessTest : public ::testing::Test {
+  protected:
+    explicit CkptsimProcessTest(std::string_view prefix) : dir_(prefix) {}
+
+    Completed ckptsim(std::vector<std::string> args,
+                      const std::optional<std::filesystem::path>& stdin_path = std::nullopt) {
+        return run_ckptsim(std::move(args), dir(), stdin_path);
+    }
+
+    std::filesystem::path dir() const { return dir_.path(); }
+    std::string path(std::string_view name) const { return dir_.at(name); }
+
+  private:
+    TempDir dir_;
+};
+
+}  // namespace ckpt::testing

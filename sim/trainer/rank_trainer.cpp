@@ -1,0 +1,364 @@
+#include "sim/trainer/rank_trainer.hpp"
+
+#include <algorithm>
+
+#include "policy/callbacks/stateful_callbacks.hpp"
+#include "policy/formats/document_migrations.hpp"
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/output_dir/final_checkpoint_link.hpp"
+#include "policy/ports/file_system_error.hpp"
+#include "policy/ports/rank_zero_outcome.hpp"
+#include "policy/trigger/apply_decision.hpp"
+
+namespace ckpt::sim {
+
+using nlohmann::json;
+
+namespace {
+
+TriggerCallbackConfig trigger_config(const Scenario& s) {
+    TriggerCallbackConfig config;
+    config.policy = s.policy;
+    config.gate_steps = s.gate_steps;
+    config.regular_steps = s.regular_steps;
+    config.save_total_limit = s.save_total_limit;
+    config.temp_file_tag = "sim";
+    return config;
+}
+
+}  // namespace
+
+RankTrainer::RankTrainer(JobContext& job, int rank)
+    : job_(job), rank_(rank), collective_(job.scheduler, rank) {
+    build_callbacks();
+}
+
+void RankTrainer::build_callbacks() {
+    callbacks_.clear();
+    early_stopping_.clear();
+    auto trigger = std::make_unique<TriggerCallback>(trigger_config(job_.scenario), job_.fs, collective_);
+    trigger_ = trigger.get();
+    callbacks_.push_back(std::move(trigger));
+    // Never stop on their own (their patience outlasts any run): they are here so several
+    // callbacks of one class must save and restore their state (P10).
+    for (int i = 0; i < job_.scenario.early_stopping_callbacks; ++i) {
+        const int patience = 1000 + i;
+        auto callback = job_.scenario.early_stopping_state_keys
+                            ? std::make_unique<EarlyStoppingCallback>(
+                                  EarlyStoppingCallback::with_generated_state_key(patience, 0.001 * i))
+                            : std::make_unique<EarlyStoppingCallback>(patience, 0.001 * i);
+        early_stopping_.push_back(callback.get());
+        callbacks_.push_back(std::move(callback));
+    }
+}
+
+std::vector<const ExportableState*> RankTrainer::stateful_callbacks() const {
+    std::vector<const ExportableState*> out;
+    out.reserve(callbacks_.size() + 1);
+    for (const auto& callback : callbacks_) {
+        out.push_back(callback.get());
+    }
+    out.push_back(&control_);  // Transformers saves callbacks + [self.control]
+    return out;
+}
+
+// ---- start -----------------------------------------------------------------------------------
+
+void RankTrainer::restore_from_checkpoint(std::int64_t step) {
+    const auto& state = job_.resume_trainer_state;
+    global_step_ = state.at("global_step").get<std::int64_t>();
+    stored_callbacks_ = state.value("stateful_callbacks", json::object());
+
+    auto registry = CallbackFactoryRegistry::with_builtin_callbacks();
+    registry.add("CheckpointEvaluationTriggerCallback",
+                 [this](const json& saved) -> std::unique_ptr<ExportableState> {
+                     return std::make_unique<TriggerCallback>(
+                         TriggerCallback::from_state(saved, job_.fs, collective_, "sim"));
+                 });
+    std::vector<std::unique_ptr<ExportableState>> configured;
+    for (auto& callback : callbacks_) {
+        configured.push_back(std::move(callback));
+    }
+    configured.push_back(std::make_unique<TrainerControl>(control_));
+    auto restored = restore_stateful_callbacks(stored_callbacks_, std::move(configured), registry);
+
+    control_ = dynamic_cast<const TrainerControl&>(*restored.callbacks.back());
+    restored.callbacks.pop_back();
+    callbacks_ = std::move(restored.callbacks);
+    trigger_ = dynamic_cast<TriggerCallback*>(callbacks_.front().get());
+    early_stopping_.clear();
+    for (std::size_t i = 1; i < callbacks_.size(); ++i) {
+        early_stopping_.push_back(dynamic_cast<EarlyStoppingCallback*>(callbacks_[i].get()));
+    }
+    if (is_rank_zero()) {
+        job_.oracles.after_callback_restore(step, export_stateful_callbacks(stateful_callbacks()),
+                                            restored.warnings);
+    }
+}
+
+void RankTrainer::train_begin() {
+    if (job_.resume_step) {
+        restore_from_checkpoint(*job_.resume_step);
+    } else {
+        // Transformers fills TrainerState.stateful_callbacks when the Trainer is built.
+        stored_callbacks_ = export_stateful_callbacks(stateful_callbacks());
+    }
+    // CallbackHandler.on_train_begin clears the stop flag before the callbacks run.
+    control_.should_training_stop = false;
+    collective_.set_waiting_point("on_train_begin");
+    trigger_->on_train_begin(TrainingArguments{kOutputDir}, view(), control_);
+    if (is_rank_zero()) {
+        job_.in_save_window = false;  // recovery has republished whatever a cut-short commit left
+        job_.oracles.after_train_begin(trigger_->policy().state(), job_.resume_step.has_value());
+        job_.oracles.after_recovery();
+    }
+    if (job_.scenario.score.external_baseline) {
+        trigger_->policy().establish_external_baseline(job_.scores.baseline(), 0);
+    }
+    job_.oracles.on_rank_state(rank_, agreement_sequence_++, trigger_->policy().state());
+}
+
+// ---- the loop ----------------------------------------------------------------------------------
+
+void RankTrainer::run() {
+    train_begin();
+    training_loop();
+}
+
+void RankTrainer::default_flow_on_step_end() noexcept {
+    const auto& s = job_.scenario;
+    if (s.save_strategy == SaveStrategy::steps && global_step_ % s.save_steps == 0) {
+        control_.should_save = true;
+    }
+    if (global_step_ >= s.max_steps) {
+        control_.should_training_stop = true;
+        if (s.save_strategy == SaveStrategy::steps) {
+            control_.should_save = true;
+        }
+    }
+}
+
+void RankTrainer::training_loop() {
+    const auto& s = job_.scenario;
+    const std::int64_t epochs = (s.max_steps + s.steps_per_epoch - 1) / s.steps_per_epoch;
+    // A resume skips the batches of the current epoch that were already trained.
+    for (std::int64_t epoch = global_step_ / s.steps_per_epoch;
+         epoch < epochs && !control_.should_training_stop && global_step_ < s.max_steps; ++epoch) {
+        control_.should_epoch_stop = false;  // on_epoch_begin
+        const std::int64_t epoch_end = std::min((epoch + 1) * s.steps_per_epoch, s.max_steps);
+        while (global_step_ < epoch_end && !control_.should_training_stop) {
+            control_.should_log = false;  // on_step_begin
+            control_.should_evaluate = false;
+            control_.should_save = false;
+            job_.oracles.on_optimizer_step(rank_);
+            ++global_step_;
+            if (is_rank_zero()) {
+                job_.stats.steps += 1;
+                job_.stats.virtual_ms += kStepMs;
+            }
+            default_flow_on_step_end();
+            trigger_->on_step_end(view(), control_);
+            maybe_log_save_evaluate();
+            job_.faults.pass(CrashPoint::step_end, rank_);
+            job_.faults.at_step_end(global_step_, rank_);
+            if (control_.should_epoch_stop) {
+                break;
+            }
+        }
+        if (s.save_strategy == SaveStrategy::epoch) {
+            control_.should_save = true;  // DefaultFlowCallback.on_epoch_end
+        }
+        trigger_->on_epoch_end(view(), control_);
+        maybe_log_save_evaluate();
+    }
+}
+
+void RankTrainer::maybe_log_save_evaluate() {
+    control_.should_log = false;
+    if (control_.should_evaluate) {
+        control_.should_evaluate = false;  // on_evaluate clears its flag
+        if (trigger_->consume_checkpoint_evaluation()) {
+            checkpoint_evaluation();
+        }
+    }
+    if (control_.should_save) {
+        save_checkpoint();
+        on_save();
+    }
+}
+
+// ---- evaluation ----------------------------------------------------------------------------
+
+void RankTrainer::checkpoint_evaluation() {
+    job_.oracles.on_evaluation_start(rank_);
+    const double score = job_.scores.score(global_step_, job_.incarnation);
+    auto& policy = trigger_->policy();
+    const auto prior = policy.state();
+    if (is_rank_zero()) {
+        job_.stats.evaluations += 1;
+        job_.stats.virtual_ms += kEvaluationMs;
+    }
+    // The decision is made on rank 0 and shared, error included, so no rank waits on a rank 0
+    // that raised.
+    collective_.set_waiting_point("checkpoint evaluation decision");
+    const auto received = run_on_rank_zero_and_share_outcome(
+        collective_, is_rank_zero(), "checkpoint evaluation decision", [&]() -> json {
+            const auto decision = policy.observe(score, global_step_);
+            return {{"decision", decision.to_dict()}, {"policy_state", policy.state_dict()}};
+        });
+    const auto decision = CheckpointEvaluationDecision::from_dict(received.at("decision"));
+    if (!is_rank_zero()) {
+        policy.load_state_dict(received.at("policy_state"));
+    } else {
+        job_.oracles.on_decision(prior, global_step_, score, decision, policy.state());
+        job_.record(rank_, "evaluation",
+                    {{"step", global_step_},
+                     {"score", score},
+                     {"reason", to_string(decision.reason)},
+                     {"streak", decision.lower_score_streak},
+                     {"stop", decision.should_stop}});
+        last_decision_score_ = score;
+    }
+    job_.oracles.on_rank_state(rank_, agreement_sequence_++, policy.state());
+    for (auto* callback : early_stopping_) {
+        callback->on_evaluate(score, /*greater_is_better=*/true, control_);
+    }
+    apply_checkpoint_evaluation_decision(control_, decision);
+    trigger_->record_checkpoint_evaluation_decision(decision);
+    if (decision.should_stop) {
+        job_.oracles.on_stop_in_force(rank_);
+    }
+    job_.faults.pass(CrashPoint::after_evaluation, rank_);
+    if (!decision.should_save) {
+        // A lower score has no checkpoint to live in: persist it now, inside the same
+        // rank-zero envelope, so an I/O error fails every rank alike.
+        collective_.set_waiting_point("checkpoint evaluation persist");
+        run_on_rank_zero_and_share_outcome(collective_, is_rank_zero(), "checkpoint evaluation persist",
+                                           [&]() -> json {
+                                               trigger_->persist();
+                                               return json::object();
+                                           });
+        if (is_rank_zero()) {
+            job_.oracles.after_sidecar_write(policy.state());
+        }
+    }
+}
+
+// ---- _save_checkpoint ------------------------------------------------------------------------
+
+void RankTrainer::write_checkpoint_file(const std::string& directory, const char* name,
+                                        std::string_view bytes) {
+    const auto path = join_path(directory, name);
+    job_.fs.write_file(path, bytes);
+    job_.fs.fsync_file(path);
+}
+
+void RankTrainer::write_trainer_state(const std::string& directory) {
+    // Refresh every exportable callback, then write trainer_state.json last.
+    const auto live = export_stateful_callbacks(stateful_callbacks());
+    stored_callbacks_ = refresh_stateful_callbacks(stored_callbacks_, stateful_callbacks());
+    json state = {
+        {"global_step", global_step_},
+        {"epoch", static_cast<double>(global_step_) / static_cast<double>(job_.scenario.steps_per_epoch)},
+        {"max_steps", job_.scenario.max_steps},
+        {"save_steps", job_.scenario.save_steps},
+        {"best_metric", trigger_->policy().state().best_score ? json(*trigger_->policy().state().best_score)
+                                                              : json(nullptr)},
+        {"stateful_callbacks", stored_callbacks_},
+    };
+    stamp_trainer_state_version(state);
+    const auto bytes = state.dump(2);
+    const auto path = join_path(directory, kTrainerStateName);
+    // open(path, "w") truncates before json.dump writes: a crash in between leaves it empty.
+    job_.fs.write_file(path, "");
+    job_.faults.pass(CrashPoint::inside_trainer_state_write, rank_);
+    job_.fs.write_file(path, bytes);
+    // Recorded as soon as the bytes are in the page cache (a killed process leaves them there,
+    // complete), and again once they are durable.
+    CheckpointRecord record{
+        global_step_, job_.incarnation, last_decision_score_, trigger_->policy().state(), live, bytes, false};
+    job_.oracles.after_checkpoint_write(record);
+    job_.faults.pass(CrashPoint::before_checkpoint_fsync, rank_);
+    job_.fs.fsync_file(path);
+    job_.fs.fsync_dir(directory);
+    job_.fs.fsync_dir(kOutputDir);
+    job_.oracles.after_checkpoint_write(std::move(record));
+}
+
+void RankTrainer::save_checkpoint() {
+    const auto directory = join_path(kOutputDir, checkpoint_dir_name(global_step_));
+    if (is_rank_zero()) {
+        job_.stats.checkpoints += 1;
+        job_.stats.virtual_ms += kCheckpointMs;
+        job_.record(rank_, "checkpoint", {{"step", global_step_}});
+    }
+    make_dirs(job_.fs, directory);
+    if (is_rank_zero()) {
+        write_checkpoint_file(directory, "model.safetensors", "weights@" + std::to_string(global_step_));
+        write_checkpoint_file(directory, "config.json", "{}");
+        write_checkpoint_file(directory, "training_args.bin", "args");
+    }
+    job_.faults.pass(CrashPoint::inside_checkpoint_write, rank_);
+    if (is_rank_zero()) {
+        write_checkpoint_file(directory, "optimizer.pt", "optimizer");
+        write_checkpoint_file(directory, "scheduler.pt", "scheduler");
+    }
+    write_checkpoint_file(directory, ("rng_state_" + std::to_string(rank_) + ".pth").c_str(), "rng");
+    if (is_rank_zero()) {
+        job_.fs.fsync_dir(directory);
+        write_trainer_state(directory);
+        job_.in_save_window = true;
+        rotate_checkpoints();
+    }
+    job_.faults.pass(CrashPoint::after_checkpoint_write, rank_);
+}
+
+void RankTrainer::rotate_checkpoints() {
+    const auto limit = job_.scenario.save_total_limit;
+    auto checkpoints = list_checkpoints(job_.fs, kOutputDir);
+    // The newest is always kept. With protection on, so is the checkpoint final_checkpoint
+    // names, as Transformers protects best_model_checkpoint; that closes the save window.
+    std::optional<std::int64_t> protected_step;
+    if (job_.scenario.protect_best_in_rotation) {
+        protected_step = final_checkpoint_step(job_.fs, kOutputDir);
+    }
+    std::int64_t keep = limit;
+    if (protected_step && limit == 1 && !checkpoints.empty() && *protected_step != checkpoints.back().step) {
+        keep = 2;
+    }
+    const auto excess = static_cast<std::int64_t>(checkpoints.size()) - keep;
+    std::int64_t deleted = 0;
+    for (const auto& entry : checkpoints) {
+        if (deleted >= excess) {
+            break;
+        }
+        if (protected_step && entry.step == *protected_step) {
+            continue;
+        }
+        job_.faults.pass(CrashPoint::during_rotation, rank_);
+        try {
+            job_.fs.remove_tree(join_path(kOutputDir, entry.name));  // rmtree(ignore_errors=True)
+        } catch (const FileSystemError&) {
+        }
+        ++deleted;
+    }
+}
+
+void RankTrainer::on_save() {
+    control_.should_save = false;  // CallbackHandler.on_save clears the flag first
+    const bool commits = trigger_->pending_checkpoint_save_step().has_value();
+    collective_.set_waiting_point("on_save");
+    job_.in_on_save = is_rank_zero();
+    trigger_->on_save(view(), control_);
+    if (is_rank_zero()) {
+        job_.in_on_save = false;
+        job_.in_save_window = false;
+        if (commits) {
+            job_.oracles.after_sidecar_write(trigger_->policy().state());
+            job_.record(rank_, "commit", {{"step", global_step_}});
+        }
+    }
+    job_.faults.pass(CrashPoint::after_on_save, rank_);
+}
+
+}  // namespace ckpt::sim

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/callbacks/early_stopping_callback.hpp"
+#include "policy/callbacks/trainer_control.hpp"
+#include "policy/trigger/trigger_callback.hpp"
+#include "sim/ranks/sim_collective.hpp"
+#include "sim/trainer/job_context.hpp"
+
+namespace ckpt::sim {
+
+// One rank of the simulated Transformers Trainer. Every rank runs this same code on its own
+// fiber; the real TriggerCallback, stateful-callback machinery and policy run inside it through
+// the simulated disk and process group.
+//
+// Modelled from REFERENCE.md: the step and epoch loops, DefaultFlowCallback's flags, the order
+// inside _maybe_log_save_evaluate (evaluate, then _save_checkpoint, then on_save), the write
+// order of _save_checkpoint (weights, optimizer, per-rank RNG state, trainer_state.json last
+// and through a plain truncating open), rotation, and resume from a checkpoint.
+//
+// Two modelling choices, stated so that faults stay inside a declared model:
+//  - The checkpoint writer fsyncs its files and directories. Transformers does not, and a power
+//    loss can then destroy any checkpoint, which no policy can repair.
+//  - A durable stop is checked before each step, as the seed assumes ("a resumed job exits
+//    without taking another optimizer step").
+class RankTrainer {
+  public:
+    RankTrainer(JobContext& job, int rank);
+
+    // The fiber body: restore, on_train_begin, train until max_steps or a stop.
+    void run();
+
+    const CheckpointEvaluationState& policy_state() const noexcept { return trigger_->policy().state(); }
+
+  private:
+    void build_callbacks();
+    void restore_from_checkpoint(std::int64_t step);
+    void train_begin();
+    void training_loop();
+    void default_flow_on_step_end() noexcept;
+    void maybe_log_save_evaluate();
+    void checkpoint_evaluation();
+    void save_checkpoint();
+    void write_checkpoint_file(const std::string& directory, const char* name, std::string_view bytes);
+    void write_trainer_state(const std::string& directory);
+    void rotate_checkpoints();
+    void on_save();
+    std::vector<const ExportableState*> stateful_callbacks() const;
+    TrainerStateView view() const noexcept { return {global_step_, rank_ == 0}; }
+    bool is_rank_zero() const noexcept { return rank_ == 0; }
+
+    JobContext& job_;
+    int rank_;
+    SimCollective collective_;
+    TrainerControl control_;
+    // Transformers' callback list: the trigger callback, then the early-stopping callbacks.
+    std::vector<std::unique_ptr<ExportableState>> callbacks_;
+    TriggerCallback* trigger_ = nullptr;
+    std::vector<EarlyStoppingCallback*> early_stopping_;
+    // TrainerState.stateful_callbacks as carried since train start or resume.
+    nlohmann::json stored_callbacks_;
+    std::int64_t global_step_ = 0;
+    std::uint64_t agreement_sequence_ = 0;
+    double last_decision_score_ = 0.0;
+};
+
+}  // namespace ckpt::sim

@@ -1,0 +1,107 @@
+#include "sim/world/scenario_file.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace ckpt::sim {
+
+using nlohmann::json;
+
+ScenarioFile ScenarioFile::parse(const json& document) {
+    ScenarioFile file;
+    if (!document.is_object() || !document.contains("scenario")) {
+        file.scenario = Scenario::from_json(document);
+        return file;
+    }
+    for (const auto& [key, value] : document.items()) {
+        if (key != "scenario" && key != "mutant" && key != "expected" && key != "note") {
+            throw ScenarioError("scenario file field '" + key + "': unknown field");
+        }
+    }
+    file.scenario = Scenario::from_json(document.at("scenario"));
+    if (const auto mutant = document.find("mutant"); mutant != document.end() && !mutant->is_null()) {
+        const auto found = mutant->is_string() ? mutants::find(mutant->get<std::string>()) : std::nullopt;
+        if (!found) {
+            throw ScenarioError("scenario file field 'mutant': not a mutant in the catalogue");
+        }
+        file.mutant = found;
+    }
+    if (const auto expected = document.find("expected"); expected != document.end()) {
+        if (!expected->is_object()) {
+            throw ScenarioError("scenario file field 'expected': must map property ids to held/violated");
+        }
+        for (const auto& [id, verdict] : expected->items()) {
+            if (!parse_property(id) || !verdict.is_string() ||
+                (verdict.get<std::string>() != "held" && verdict.get<std::string>() != "violated")) {
+                throw ScenarioError("scenario file field 'expected." + id +
+                                    "': must be a property id mapped to "
+                                    "\"held\" or \"violated\"");
+            }
+        }
+        file.expected = *expected;
+    }
+    return file;
+}
+
+ScenarioFile ScenarioFile::load(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        throw ScenarioError("cannot read scenario file " + path);
+    }
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const auto document = json::parse(buffer.str(), nullptr, false);
+    if (document.is_discarded()) {
+        throw ScenarioError("scenario file " + path + " is not valid JSON");
+    }
+    return parse(document);
+}
+
+json ScenarioFile::to_json() const {
+    json out = {{"scenario", scenario.to_json()}};
+    if (mutant) {
+        out["mutant"] = mutants::name_of(*mutant);
+    }
+    if (!expected.empty()) {
+        out["expected"] = expected;
+    }
+    return out;
+}
+
+void ScenarioFile::save(const std::string& path) const {
+    // Written whole to a temp name, then renamed, so an interrupted explore never leaves half a file.
+    const auto temp = path + ".tmp";
+    {
+        std::ofstream out(temp, std::ios::trunc);
+        out << to_json().dump(2) << "\n";
+        if (!out) {
+            throw ScenarioError("cannot write scenario file " + path);
+        }
+    }
+    if (std::rename(temp.c_str(), path.c_str()) != 0) {
+        throw ScenarioError("cannot write scenario file " + path);
+    }
+}
+
+ScenarioResult run_scenario_file(const ScenarioFile& file, const RunOptions& options) {
+    if (file.mutant) {
+        mutants::MutantScope scope(*file.mutant);
+        return run_scenario(file.scenario, options);
+    }
+    return run_scenario(file.scenario, options);
+}
+
+json verdicts(const ScenarioResult& result, std::optional<bool> determinism_held) {
+    json out = json::object();
+    for (std::size_t i = 0; i < kPropertyCount; ++i) {
+        const auto property = static_cast<Property>(i);
+        if (property == Property::P8 && !determinism_held) {
+            continue;
+        }
+        const bool held = property == Property::P8 ? *determinism_held : result.held(property);
+        out[std::string(id_of(property))] = held ? "held" : "violated";
+    }
+    return out;
+}
+
+}  // namespace ckpt::sim

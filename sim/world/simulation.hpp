@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/checks/property.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/world/run_stats.hpp"
+
+namespace ckpt::sim {
+
+struct RunOptions {
+    bool keep_trace = false;  // keep the JSONL lines (replay --trace); the hash is always computed
+};
+
+// How a scenario ended, besides its verdicts.
+enum class Outcome : std::uint8_t {
+    finished,          // max_steps or a policy stop
+    failed_explained,  // ended by an error an injected fault explains (corrupt sidecar, ...)
+    resume_failed,     // Transformers' resume picked an incomplete checkpoint (#35782)
+    hung,              // a dead rank hangs the job and no watchdog is armed
+    violated,          // stopped by a failure nothing explains (reported as P12)
+};
+std::string_view to_string(Outcome outcome) noexcept;
+
+struct ScenarioResult {
+    Scenario scenario;
+    Outcome outcome = Outcome::finished;
+    std::string outcome_detail;
+    std::vector<Violation> violations;
+    std::string trace_hash;
+    std::uint64_t trace_hash_value = 0;
+    std::vector<std::string> trace;
+    RunStats stats;
+
+    bool held(Property property) const noexcept;
+    bool ok() const noexcept { return violations.empty(); }
+};
+
+// Runs one scenario from a fresh simulated disk to its end, resuming after every crash, with
+// every property checked along the way. Deterministic: same scenario and build, same result.
+ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+}  // namespace ckpt::sim

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/base/trace_hash.hpp"
+
+namespace ckpt::sim {
+
+// The run's story as JSON Lines: one event per line, {"t", "inc", "rank", "kind", ...details}.
+// The trace hash is FNV-1a 64 (sim/base/trace_hash.hpp) over exactly the bytes of those lines, each
+// followed by '\n', so `ckptsim replay --trace out.jsonl` and the hash describe the same thing:
+// hashing the file with any FNV-1a implementation gives the printed hash.
+//
+// Lines are kept only when asked for (replay --trace); exploring hashes them and drops them.
+class Trace {
+  public:
+    explicit Trace(bool keep_lines = false) : keep_lines_(keep_lines) {}
+
+    // `time_ms` is virtual time; `rank` is -1 for job-level events.
+    void record(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
+                const nlohmann::json& details = nlohmann::json::object());
+
+    std::string hash_hex() const { return hash_.hex(); }
+    std::uint64_t hash() const noexcept { return hash_.value(); }
+    std::uint64_t events() const noexcept { return events_; }
+    const std::vector<std::string>& lines() const noexcept { return lines_; }
+
+  private:
+    bool keep_lines_;
+    TraceHash hash_;
+    std::uint64_t events_ = 0;
+    std::vector<std::string> lines_;
+};
+
+}  // namespace ckpt::sim
