@@ -26,8 +26,10 @@
 #include <rapidcheck/state.h>
 
 #include "policy/base/mutants.hpp"
+#include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/output_dir/final_checkpoint_link.hpp"
+#include "policy/output_dir/resume_point.hpp"
 #include "policy/ports/collective.hpp"
 #include "policy/trigger/apply_decision.hpp"
 #include "policy/trigger/trigger_callback.hpp"
@@ -41,6 +43,12 @@ namespace {
 using nlohmann::json;
 
 const std::string kOut = "/out";
+
+// The harness resumes like the simulator's trainer, but has nothing to trace.
+struct UntracedResume final : ResumeObserver {
+    bool on_chosen(const CheckpointEntry&) override { return true; }
+    void on_removed(const CheckpointEntry&) override {}
+};
 
 // Thrown from the file system's observer to kill the process mid-operation. Not a
 // std::exception, so no handler in the code under test runs, as none runs in a killed process.
@@ -199,19 +207,13 @@ class Harness {
         }
         control_ = TrainerControl{};
         global_step_ = 0;
-        const auto source = last_complete_checkpoint(fs_, kOut);
-        for (const auto& entry : list_checkpoints(fs_, kOut)) {
-            if (!source || entry.step > source->step) {
-                fs_.remove_tree(join_path(kOut, entry.name));
-            }
-        }
-        fs_.fsync_dir(kOut);
+        UntracedResume untraced;
+        const auto source = resume_from_checkpoint(fs_, kOut, ResumeSourceRule::newest_complete, untraced);
         if (source) {
             const auto trainer_state =
                 json::parse(fs_.read_file(join_path(join_path(kOut, source->name), kTrainerStateName)));
             callback_.emplace(TriggerCallback::from_state(
-                trainer_state.at("stateful_callbacks").at("CheckpointEvaluationTriggerCallback"), fs_,
-                collective_));
+                find_saved_trigger_callback(trainer_state).value().state, fs_, collective_));
             global_step_ = source->step;
         } else {
             callback_.emplace(config_.callback, fs_, collective_);

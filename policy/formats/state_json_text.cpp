@@ -11,7 +11,9 @@ namespace {
 // (",", ":") so that state_dict_text(policy) == policy.state_dict().dump().
 class Writer {
   public:
-    explicit Writer(int indent) : indent_(indent) { out_.reserve(indent > 0 ? 420 : 230); }
+    explicit Writer(int indent, int depth = 0) : indent_(indent), depth_(depth) {
+        out_.reserve(indent > 0 ? 420 : 230);
+    }
 
     void open() {
         out_ += '{';
@@ -51,7 +53,7 @@ class Writer {
     }
 
     int indent_;
-    int depth_ = 0;
+    int depth_;
     bool first_ = true;
     std::string out_;
 };
@@ -91,20 +93,12 @@ void write_state_dict(Writer& w, const CheckpointEvaluationPolicy& policy) {
 }  // namespace
 
 std::string state_dict_text(const CheckpointEvaluationPolicy& policy, int indent) {
-    Writer w(indent);
-    write_state_dict(w, policy);
-    return w.take();
+    return state_dict_text_at_depth(policy, indent, 0);
 }
 
-std::string sidecar_text(const CheckpointEvaluationPolicy& policy) {
-    Writer w(2);
-    w.open();
-    w.key("checkpoint_eval_state");
+std::string state_dict_text_at_depth(const CheckpointEvaluationPolicy& policy, int indent, int depth) {
+    Writer w(indent, depth);
     write_state_dict(w, policy);
-    w.key("version");
-    w.integer(CheckpointEvaluationPolicy::kStateVersion);
-    w.close();
-    w.raw("\n");
     return w.take();
 }
 

@@ -12,8 +12,8 @@ namespace ckpt {
 // file we write is byte-for-byte what the seed writes for the same state.
 std::string state_dict_text(const CheckpointEvaluationPolicy& policy, int indent = 0);
 
-// The sidecar document {"checkpoint_eval_state": <state_dict>, "version": 1} with a trailing
-// newline, as the seed's persist writes it.
-std::string sidecar_text(const CheckpointEvaluationPolicy& policy);
+// The same text for embedding at nesting `depth` of an indented document (its closing brace is
+// indented for that depth), as sidecar_format.cpp embeds it in the sidecar.
+std::string state_dict_text_at_depth(const CheckpointEvaluationPolicy& policy, int indent, int depth);
 
 }  // namespace ckpt

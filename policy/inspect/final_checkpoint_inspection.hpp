@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "policy/inspect/output_dir_inspection.hpp"
+#include "policy/inspect/inspection_report.hpp"
 #include "policy/ports/file_system.hpp"
 
 namespace ckpt {

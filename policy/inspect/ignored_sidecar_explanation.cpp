@@ -3,6 +3,7 @@
 #include "policy/output_dir/checkpoint_completeness.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/python/python_values.hpp"
+#include "policy/trigger/sidecar_adoption.hpp"
 
 namespace ckpt {
 
@@ -10,6 +11,28 @@ namespace {
 
 std::string evaluations(std::int64_t count) {
     return std::to_string(count) + (count == 1 ? " evaluation" : " evaluations");
+}
+
+// A sidecar with no more evaluations than the resume: older is harmless, equal may disagree.
+std::optional<InspectionFinding> explain_not_newer(const nlohmann::json& sidecar_state, std::int64_t theirs,
+                                                   const CheckpointEvaluationPolicy* resumed,
+                                                   const std::string& against) {
+    const std::int64_t ours = resumed != nullptr ? resumed->state().evaluation_count : 0;
+    if (theirs < ours) {
+        return InspectionFinding{
+            "sidecar_older", "the sidecar records " + evaluations(theirs) + " but " + against + " records " +
+                                 std::to_string(ours) +
+                                 ": the job stopped after writing the checkpoint and before on_save "
+                                 "committed it. A resume ignores the sidecar and on_train_begin republishes "
+                                 "it and final_checkpoint; nothing is lost."};
+    }
+    if (resumed != nullptr && sidecar_state != resumed->state_dict()) {
+        return InspectionFinding{"sidecar_diverged", "the sidecar and " + against + " both record " +
+                                                         evaluations(ours) +
+                                                         " but disagree on the state; a resume keeps the "
+                                                         "checkpoint's state and rewrites the sidecar."};
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -22,42 +45,34 @@ std::optional<InspectionFinding> explain_ignored_sidecar(FileSystem& fs, const s
     const auto& theirs = sidecar_policy.state();
     const std::int64_t ours = resumed != nullptr ? resumed->state().evaluation_count : 0;
     const std::string against = resumed != nullptr ? resumed_from : std::string("scratch");
-    if (theirs.evaluation_count < ours) {
-        return InspectionFinding{
-            "sidecar_older", "the sidecar records " + evaluations(theirs.evaluation_count) + " but " +
-                                 against + " records " + std::to_string(ours) +
-                                 ": the job stopped after writing the checkpoint and before on_save "
-                                 "committed it. A resume ignores the sidecar and on_train_begin republishes "
-                                 "it and final_checkpoint; nothing is lost."};
-    }
-    if (theirs.evaluation_count == ours) {
-        if (resumed != nullptr && sidecar_state != resumed->state_dict()) {
-            return InspectionFinding{"sidecar_diverged", "the sidecar and " + against + " both record " +
-                                                             evaluations(ours) +
-                                                             " but disagree on the state; a resume keeps the "
-                                                             "checkpoint's state and rewrites the sidecar."};
-        }
-        return std::nullopt;
-    }
     const auto best = checkpoint_dir_name(theirs.best_step.value_or(0));
     const auto lost = evaluations(theirs.evaluation_count - ours);
-    if (!theirs.best_step || !is_complete_checkpoint(fs, output_dir, *theirs.best_step)) {
-        const auto why = fs.is_dir(join_path(output_dir, best)) ? "is incomplete: its save never committed"
-                                                                : "does not exist: its save never committed, "
-                                                                  "or it was deleted";
-        return InspectionFinding{"sidecar_uncommitted_best",
-                                 "the sidecar names best " + best + ", which " + why +
-                                     ". A resume ignores the sidecar and starts from " + against +
-                                     ", losing " + lost + " (patience restarts from there). If " + best +
-                                     " can be recovered, restore it first."};
+    switch (judge_sidecar_adoption(fs, output_dir, theirs, ours)) {
+        case SidecarAdoption::adopted:
+            return std::nullopt;
+        case SidecarAdoption::not_newer:
+            return explain_not_newer(sidecar_state, theirs.evaluation_count, resumed, against);
+        case SidecarAdoption::uncommitted_best: {
+            const auto why = fs.is_dir(join_path(output_dir, best))
+                                 ? "is incomplete: its save never committed"
+                                 : "does not exist: its save never committed, "
+                                   "or it was deleted";
+            return InspectionFinding{"sidecar_uncommitted_best",
+                                     "the sidecar names best " + best + ", which " + why +
+                                         ". A resume ignores the sidecar and starts from " + against +
+                                         ", losing " + lost + " (patience restarts from there). If " + best +
+                                         " can be recovered, restore it first."};
+        }
+        case SidecarAdoption::best_mismatch:
+            return InspectionFinding{
+                "sidecar_best_mismatch",
+                "the sidecar names best " + best + " with score " + python::float_repr(*theirs.best_score) +
+                    ", but " + best +
+                    " records another best: the sidecar belongs to an abandoned history. A resume "
+                    "ignores it and starts from " +
+                    against + ", losing " + lost + "."};
     }
-    return InspectionFinding{
-        "sidecar_best_mismatch",
-        "the sidecar names best " + best + " with score " + python::float_repr(*theirs.best_score) +
-            ", but " + best +
-            " records another best: the sidecar belongs to an abandoned history. A resume "
-            "ignores it and starts from " +
-            against + ", losing " + lost + "."};
+    return std::nullopt;
 }
 
 }  // namespace ckpt

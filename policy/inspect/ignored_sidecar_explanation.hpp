@@ -6,14 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/core/checkpoint_evaluation_policy.hpp"
-#include "policy/inspect/output_dir_inspection.hpp"
+#include "policy/inspect/inspection_report.hpp"
 #include "policy/ports/file_system.hpp"
 
 namespace ckpt {
 
-// Why TriggerCallback::load passed over a readable sidecar, for `ckptsim inspect`. Each reason
-// means something different to the user: an older sidecar is repaired by the next resume,
-// while a newer one whose best never committed loses evaluations.
+// Why TriggerCallback::load passed over a readable sidecar, for `ckptsim inspect`, in words. The
+// reason itself is judge_sidecar_adoption's (trigger/sidecar_adoption.hpp), the rule load
+// applies; each means something different to the user: an older sidecar is repaired by the next
+// resume, while a newer one whose best never committed loses evaluations.
 //
 // `sidecar_state` is the sidecar's checkpoint_eval_state (already accepted by load's
 // validation); `resumed` the policy the resume holds without it (nullptr for a fresh start),

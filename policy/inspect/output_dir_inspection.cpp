@@ -5,10 +5,14 @@
 
 #include "policy/base/errors.hpp"
 #include "policy/formats/document_migrations.hpp"
+#include "policy/formats/saved_trigger_callback.hpp"
+#include "policy/formats/sidecar_format.hpp"
 #include "policy/inspect/final_checkpoint_inspection.hpp"
 #include "policy/inspect/ignored_sidecar_explanation.hpp"
 #include "policy/output_dir/checkpoint_completeness.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/output_dir/final_checkpoint_link.hpp"
+#include "policy/output_dir/resume_point.hpp"
 #include "policy/ports/collective.hpp"
 #include "policy/ports/read_only_file_system.hpp"
 #include "policy/python/python_values.hpp"
@@ -20,8 +24,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kCallbackClass = "CheckpointEvaluationTriggerCallback";
-constexpr std::string_view kLinkTempPrefix = ".final_checkpoint.tmp";
+const std::string kCallbackClass(kTriggerCallbackClass);
 
 std::string plural(std::int64_t count, const std::string& noun) {
     return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
@@ -90,7 +93,7 @@ class Inspector {
 
     void survey_temp_files() {
         for (const auto& name : names_) {
-            if (name.rfind(kSidecarTempPrefix, 0) == 0 || name.rfind(kLinkTempPrefix, 0) == 0) {
+            if (is_leftover_temp_name(name)) {
                 report_.temp_files.push_back(name);
             }
         }
@@ -109,22 +112,12 @@ class Inspector {
 
     // ---- the resume ------------------------------------------------------------------------------
 
-    // Transformers' get_last_checkpoint: the largest N, complete or not.
-    std::optional<CheckpointEntry> newest_checkpoint() const {
-        if (report_.checkpoints.empty()) {
-            return std::nullopt;
-        }
-        const auto& last = report_.checkpoints.back();
-        return CheckpointEntry{last.name, last.step};
+    // Where Transformers' get_last_checkpoint resumes, and where the fixed rule would.
+    std::optional<CheckpointEntry> newest_checkpoint() {
+        return pick_resume_checkpoint(fs_, dir_, ResumeSourceRule::newest_directory);
     }
-
-    std::optional<CheckpointEntry> newest_complete_checkpoint() const {
-        for (auto it = report_.checkpoints.rbegin(); it != report_.checkpoints.rend(); ++it) {
-            if (it->complete) {
-                return CheckpointEntry{it->name, it->step};
-            }
-        }
-        return std::nullopt;
+    std::optional<CheckpointEntry> newest_complete_checkpoint() {
+        return pick_resume_checkpoint(fs_, dir_, ResumeSourceRule::newest_complete);
     }
 
     void forecast_resume() {
@@ -190,19 +183,17 @@ class Inspector {
             }
             return;
         }
-        const auto& callbacks = (*trainer_state)["stateful_callbacks"];
-        const auto entry = callbacks.is_object() ? callbacks.find(kCallbackClass) : callbacks.end();
-        if (!callbacks.is_object() || entry == callbacks.end()) {
-            note("no_callback_state", checkpoint.name + " holds no " + std::string(kCallbackClass) +
+        auto saved = find_saved_trigger_callback(*trainer_state);
+        if (!saved) {
+            note("no_callback_state", checkpoint.name + " holds no " + kCallbackClass +
                                           " state; a resume starts the policy from its configuration.");
             return;
         }
-        json saved = entry->is_array() ? (entry->empty() ? json() : entry->front()) : *entry;
-        if (entry->is_array() && entry->size() > 1) {
-            note("several_callbacks", checkpoint.name + " holds " + std::to_string(entry->size()) + " " +
+        if (saved->copies > 1) {
+            note("several_callbacks", checkpoint.name + " holds " + std::to_string(saved->copies) + " " +
                                           kCallbackClass + " states; the first one is inspected.");
         }
-        adopt_saved_state(checkpoint, std::move(saved), is_pick);
+        adopt_saved_state(checkpoint, std::move(saved->state), is_pick);
     }
 
     void adopt_saved_state(const CheckpointEntry& checkpoint, json saved, bool is_pick) {
@@ -247,12 +238,10 @@ class Inspector {
     void check_sidecar() {
         const auto path = path_of(kSidecarName);
         auto& sidecar = report_.sidecar;
-        sidecar.present = fs_.exists(path);
-        const auto payload = sidecar.present ? parse_object_file(fs_, path) : std::nullopt;
-        const json* policy_state = nullptr;
-        if (payload && payload->contains("checkpoint_eval_state") &&
-            (*payload)["checkpoint_eval_state"].is_object()) {
-            policy_state = &(*payload)["checkpoint_eval_state"];
+        const auto document = read_sidecar(fs_, path);
+        sidecar.present = document.shape != SidecarShape::missing;
+        const json* policy_state = document.policy_state();
+        if (policy_state != nullptr) {
             const auto state = policy_state->value("state", *policy_state);
             if (state.is_object() && state.contains("evaluation_count") &&
                 state["evaluation_count"].is_number()) {
@@ -354,20 +343,14 @@ class Inspector {
 
     // on_train_begin republishes the best, and the link update prunes like on_save does.
     void note_pruning() {
-        std::vector<std::string> older;
-        for (const auto& checkpoint : report_.checkpoints) {
-            if (checkpoint.step < *retained_best_) {
-                older.push_back(checkpoint.name);
-            }
-        }
         const auto limit = callback_->config().save_total_limit;
-        const auto keep = static_cast<std::size_t>(limit > 1 ? limit - 1 : 0);
-        if (older.size() <= keep) {
+        const auto pruned = checkpoints_pruned_by_link(list_checkpoints(fs_, dir_), *retained_best_, limit);
+        if (pruned.empty()) {
             return;
         }
         std::string doomed;
-        for (std::size_t i = 0; i + keep < older.size(); ++i) {
-            doomed += (doomed.empty() ? "" : ", ") + older[i];
+        for (const auto& checkpoint : pruned) {
+            doomed += (doomed.empty() ? "" : ", ") + checkpoint.name;
         }
         note("resume_prunes", "a resume deletes " + doomed +
                                   " (older than the best, beyond save_total_limit " + std::to_string(limit) +

@@ -1,6 +1,6 @@
 // The `--json` form of an OutputDirInspection. Field names are a contract with scripts (see
 // README): add fields freely, never rename or remove one.
-#include "policy/inspect/output_dir_inspection.hpp"
+#include "policy/inspect/inspection_report.hpp"
 
 namespace ckpt {
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/base/mutants.hpp"
+#include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/formats/trainer_state_probe.hpp"
 #include "policy/ports/file_system_error.hpp"
 
@@ -13,6 +14,10 @@ namespace ckpt {
 
 std::string checkpoint_dir_name(std::int64_t step) {
     return "checkpoint-" + std::to_string(step);
+}
+
+bool is_leftover_temp_name(std::string_view name) {
+    return name.substr(0, kSidecarTempPrefix.size()) == kSidecarTempPrefix || name == kLinkTempName;
 }
 
 std::optional<std::int64_t> parse_checkpoint_step(std::string_view name) {
@@ -73,20 +78,12 @@ bool checkpoint_records_best(FileSystem& fs, const std::string& output_dir, std:
     } catch (const FileSystemError&) {
         return false;
     }
-    const auto state = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
-    const auto callbacks = state.is_object() ? state.find("stateful_callbacks") : state.end();
-    if (!state.is_object() || callbacks == state.end() || !callbacks->is_object()) {
+    const auto saved =
+        find_saved_trigger_callback(nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false));
+    if (!saved) {
         return true;
     }
-    const auto entry = callbacks->find("CheckpointEvaluationTriggerCallback");
-    if (entry == callbacks->end()) {
-        return true;
-    }
-    // One callback of the class is the normal case; with several, the first one speaks.
-    const auto& saved = entry->is_array() && !entry->empty() ? entry->front() : *entry;
-    const auto recorded = saved.is_object() && saved.contains("attributes") && saved["attributes"].is_object()
-                              ? saved["attributes"].value("checkpoint_eval_state", nlohmann::json())
-                              : nlohmann::json();
+    const auto recorded = saved_policy_state(saved->state);
     const auto inner = recorded.is_object() ? recorded.value("state", nlohmann::json()) : nlohmann::json();
     if (!inner.is_object() || !inner.contains("best_step") || !inner.contains("best_score")) {
         return true;

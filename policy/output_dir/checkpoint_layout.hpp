@@ -18,6 +18,8 @@ inline constexpr std::string_view kFinalCheckpointLink = "final_checkpoint";
 // Prefixes of the temporary files our atomic writes leave behind when a writer is killed.
 inline constexpr std::string_view kSidecarTempPrefix = ".checkpoint_eval_state.json.tmp-";
 inline constexpr std::string_view kLinkTempName = ".final_checkpoint.tmp";
+// Whether `name` in output_dir is one of those leftovers: what rank 0 removes in on_train_begin.
+bool is_leftover_temp_name(std::string_view name);
 
 std::string checkpoint_dir_name(std::int64_t step);
 // The step of a directory name matching ^checkpoint-(\d+)$, as get_last_checkpoint reads it.

@@ -15,20 +15,22 @@ void update_final_checkpoint_link(FileSystem& fs, const std::string& output_dir,
     fs.rename(temp, link);
     fs.fsync_dir(output_dir);
 
-    std::vector<CheckpointEntry> older;
-    for (auto& entry : list_checkpoints(fs, output_dir)) {
-        if (entry.step < step) {
-            older.push_back(std::move(entry));
-        }
-    }
-    const auto keep = static_cast<std::size_t>(max_checkpoints > 1 ? max_checkpoints - 1 : 0);
-    if (older.size() <= keep) {
+    const auto pruned = checkpoints_pruned_by_link(list_checkpoints(fs, output_dir), step, max_checkpoints);
+    if (pruned.empty()) {
         return;
     }
-    for (std::size_t i = 0; i + keep < older.size(); ++i) {
-        fs.remove_tree(join_path(output_dir, older[i].name));
+    for (const auto& entry : pruned) {
+        fs.remove_tree(join_path(output_dir, entry.name));
     }
     fs.fsync_dir(output_dir);
+}
+
+std::vector<CheckpointEntry> checkpoints_pruned_by_link(std::vector<CheckpointEntry> checkpoints,
+                                                        std::int64_t step, std::int64_t max_checkpoints) {
+    std::erase_if(checkpoints, [step](const CheckpointEntry& entry) { return entry.step >= step; });
+    const auto keep = static_cast<std::size_t>(max_checkpoints > 1 ? max_checkpoints - 1 : 0);
+    checkpoints.resize(checkpoints.size() > keep ? checkpoints.size() - keep : 0);
+    return checkpoints;
 }
 
 std::optional<std::int64_t> final_checkpoint_step(FileSystem& fs, const std::string& output_dir) {

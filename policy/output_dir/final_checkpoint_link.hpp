@@ -3,7 +3,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/file_system.hpp"
 
 namespace ckpt {
@@ -21,6 +23,11 @@ namespace ckpt {
 // best alone, and save_total_limit is passed when it is larger.
 void update_final_checkpoint_link(FileSystem& fs, const std::string& output_dir, std::int64_t step,
                                   std::int64_t max_checkpoints = 1);
+
+// The checkpoints of `checkpoints` (ascending steps) that update_final_checkpoint_link(step,
+// max_checkpoints) removes: the older ones beyond the newest max_checkpoints - 1 of them.
+std::vector<CheckpointEntry> checkpoints_pruned_by_link(std::vector<CheckpointEntry> checkpoints,
+                                                        std::int64_t step, std::int64_t max_checkpoints);
 
 // The step final_checkpoint names, if it is a link of the form [./]checkpoint-N.
 std::optional<std::int64_t> final_checkpoint_step(FileSystem& fs, const std::string& output_dir);

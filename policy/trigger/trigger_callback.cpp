@@ -5,12 +5,12 @@
 
 #include "policy/base/errors.hpp"
 #include "policy/base/mutants.hpp"
-#include "policy/formats/state_json_text.hpp"
+#include "policy/formats/sidecar_format.hpp"
 #include "policy/output_dir/atomic_write.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/output_dir/final_checkpoint_link.hpp"
 #include "policy/ports/rank_zero_outcome.hpp"
-#include "policy/python/python_values.hpp"
+#include "policy/trigger/sidecar_adoption.hpp"
 
 namespace ckpt {
 
@@ -163,7 +163,7 @@ void TriggerCallback::remove_leftover_temp_files() {
     }
     bool removed = false;
     for (const auto& name : fs_->list_dir(*config_.output_dir)) {
-        if (name.rfind(kSidecarTempPrefix, 0) == 0 || name == kLinkTempName) {
+        if (is_leftover_temp_name(name)) {
             fs_->unlink(join_path(*config_.output_dir, name));
             removed = true;
         }
@@ -281,52 +281,23 @@ std::optional<std::string> TriggerCallback::persist(std::optional<bool> is_world
 bool TriggerCallback::load(std::optional<bool> is_world_process_zero) {
     const bool is_main = is_world_process_zero ? *is_world_process_zero : is_rank_zero();
     const auto path = state_path();
-    if (!is_main || !path || !fs_->exists(*path)) {
+    if (!is_main || !path) {
         return false;
     }
-    json payload;
-    try {
-        payload = json::parse(fs_->read_file(*path));
-    } catch (const std::exception&) {
-        // Failing loudly beats silently resetting patience, which could retain a worse model.
-        throw ValueError("Cannot load checkpoint evaluation metadata from " + *path);
+    const auto document = read_sidecar(*fs_, *path);
+    if (document.shape == SidecarShape::missing) {
+        return false;
     }
-    if (!payload.is_object()) {
-        throw ValueError("Checkpoint evaluation metadata at " + *path + " must be a mapping");
-    }
-    const auto version = payload.find("version");
-    if (version == payload.end() || !python::equals_int(*version, kSidecarVersion)) {
-        throw ValueError("Unsupported checkpoint evaluation metadata version at " + *path + ": " +
-                         (version == payload.end() ? std::string("None") : python::repr(*version)));
-    }
-    const auto policy_state = payload.find("checkpoint_eval_state");
-    if (policy_state == payload.end() || !policy_state->is_object()) {
-        throw ValueError("Checkpoint evaluation metadata at " + *path + " has no policy state");
-    }
-    // The retained checkpoint is the source of truth. The sidecar may add later, lower
-    // evaluations, but must never roll the callback back or name a best that was never
-    // written. A candidate policy keeps a bad sidecar from touching the live one.
+    document.throw_if_malformed(*path);
+    // A candidate policy keeps a bad sidecar from touching the live one.
     CheckpointEvaluationPolicy candidate(policy_.settings());
-    candidate.load_state_dict(*policy_state);
-    const bool newer = candidate.state().evaluation_count > policy_.state().evaluation_count;
-    if (!newer && !mutants::is_active(Mutant::sidecar_rollback)) {
-        return false;
-    }
-    if (!sidecar_policy_is_committed(candidate) &&
-        !mutants::is_active(Mutant::sidecar_without_commit_check)) {
+    candidate.load_state_dict(*document.policy_state());
+    if (judge_sidecar_adoption(*fs_, *config_.output_dir, candidate.state(),
+                               policy_.state().evaluation_count) != SidecarAdoption::adopted) {
         return false;
     }
     policy_ = candidate;
     return true;
-}
-
-bool TriggerCallback::sidecar_policy_is_committed(const CheckpointEvaluationPolicy& candidate) {
-    if (!config_.output_dir || candidate.state().best_is_external) {
-        return true;
-    }
-    const auto& state = candidate.state();
-    return state.best_step && is_complete_checkpoint(*fs_, *config_.output_dir, *state.best_step) &&
-           checkpoint_records_best(*fs_, *config_.output_dir, *state.best_step, *state.best_score);
 }
 
 }  // namespace ckpt

@@ -11,6 +11,7 @@
 #include "policy/callbacks/trainer_control.hpp"
 #include "policy/callbacks/trainer_types.hpp"
 #include "policy/core/checkpoint_evaluation_policy.hpp"
+#include "policy/formats/sidecar_format.hpp"
 #include "policy/ports/collective.hpp"
 #include "policy/ports/file_system.hpp"
 
@@ -43,7 +44,7 @@ struct TriggerCallbackConfig {
 // sidecar and the link, and every rank-zero outcome is broadcast so no rank is left waiting.
 class TriggerCallback final : public ExportableState {
   public:
-    static constexpr int kSidecarVersion = CheckpointEvaluationPolicy::kStateVersion;
+    static constexpr int kSidecarVersion = ckpt::kSidecarVersion;
 
     // Validates like the seed: save_total_limit > 0, gate steps > 0 (deduplicated, sorted),
     // regular_steps > 0. Throws ValueError.
@@ -89,7 +90,6 @@ class TriggerCallback final : public ExportableState {
     bool is_rank_zero() const noexcept { return is_world_process_zero_.value_or(true); }
     bool step_is_scheduled(std::int64_t step) const noexcept;
     void redirect_save_to_evaluate(TrainerControl& control, bool at_epoch_end) noexcept;
-    bool sidecar_policy_is_committed(const CheckpointEvaluationPolicy& candidate);
     bool best_checkpoint_is_complete();
     void publish_best_checkpoint();
     void commit_saved_checkpoint(std::int64_t step);

@@ -7,8 +7,7 @@
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/output_dir/final_checkpoint_link.hpp"
 #include "policy/ports/file_system_error.hpp"
-#include "policy/ports/rank_zero_outcome.hpp"
-#include "policy/trigger/apply_decision.hpp"
+#include "policy/trigger/evaluation_round.hpp"
 
 namespace ckpt::sim {
 
@@ -192,56 +191,53 @@ void RankTrainer::maybe_log_save_evaluate() {
 void RankTrainer::checkpoint_evaluation() {
     job_.oracles.on_evaluation_start(rank_);
     const double score = job_.scores.score(global_step_, job_.incarnation);
-    auto& policy = trigger_->policy();
-    const auto prior = policy.state();
     if (is_rank_zero()) {
         job_.stats.evaluations += 1;
         job_.stats.virtual_ms += kEvaluationMs;
     }
-    // The decision is made on rank 0 and shared, error included, so no rank waits on a rank 0
-    // that raised.
-    collective_.set_waiting_point("checkpoint evaluation decision");
-    const auto received = run_on_rank_zero_and_share_outcome(
-        collective_, is_rank_zero(), "checkpoint evaluation decision", [&]() -> json {
-            const auto decision = policy.observe(score, global_step_);
-            return {{"decision", decision.to_dict()}, {"policy_state", policy.state_dict()}};
-        });
-    const auto decision = CheckpointEvaluationDecision::from_dict(received.at("decision"));
-    if (!is_rank_zero()) {
-        policy.load_state_dict(received.at("policy_state"));
-    } else {
-        job_.oracles.on_decision(prior, global_step_, score, decision, policy.state());
-        job_.record(rank_, "evaluation",
-                    {{"step", global_step_},
-                     {"score", score},
-                     {"reason", to_string(decision.reason)},
-                     {"streak", decision.lower_score_streak},
-                     {"stop", decision.should_stop}});
-        last_decision_score_ = score;
-    }
-    job_.oracles.on_rank_state(rank_, agreement_sequence_++, policy.state());
-    for (auto* callback : early_stopping_) {
-        callback->on_evaluate(score, /*greater_is_better=*/true, control_);
-    }
-    apply_checkpoint_evaluation_decision(control_, decision);
-    trigger_->record_checkpoint_evaluation_decision(decision);
-    if (decision.should_stop) {
-        job_.oracles.on_stop_in_force(rank_);
-    }
-    job_.faults.pass(CrashPoint::after_evaluation, rank_);
-    if (!decision.should_save) {
-        // A lower score has no checkpoint to live in: persist it now, inside the same
-        // rank-zero envelope, so an I/O error fails every rank alike.
-        collective_.set_waiting_point("checkpoint evaluation persist");
-        run_on_rank_zero_and_share_outcome(collective_, is_rank_zero(), "checkpoint evaluation persist",
-                                           [&]() -> json {
-                                               trigger_->persist();
-                                               return json::object();
-                                           });
-        if (is_rank_zero()) {
-            job_.oracles.after_sidecar_write(policy.state());
+    // The simulated trainer's hooks inside the policy's round: the oracles, the trace, the
+    // early-stopping callbacks and the crash point, each at its moment.
+    class TrainerHooks final : public EvaluationRoundObserver {
+      public:
+        TrainerHooks(RankTrainer& trainer, double score) : trainer_(trainer), score_(score) {}
+
+        void before_rank_zero_outcome(const char* operation) override {
+            trainer_.collective_.set_waiting_point(operation);
         }
-    }
+        void on_decision(const CheckpointEvaluationState& prior, const CheckpointEvaluationDecision& decision,
+                         const CheckpointEvaluationState& after) override {
+            auto& job = trainer_.job_;
+            job.oracles.on_decision(prior, trainer_.global_step_, score_, decision, after);
+            job.record(trainer_.rank_, "evaluation",
+                       {{"step", trainer_.global_step_},
+                        {"score", score_},
+                        {"reason", to_string(decision.reason)},
+                        {"streak", decision.lower_score_streak},
+                        {"stop", decision.should_stop}});
+            trainer_.last_decision_score_ = score_;
+        }
+        void on_rank_state(const CheckpointEvaluationState& state) override {
+            trainer_.job_.oracles.on_rank_state(trainer_.rank_, trainer_.agreement_sequence_++, state);
+        }
+        void before_apply(TrainerControl& control) override {
+            for (auto* callback : trainer_.early_stopping_) {
+                callback->on_evaluate(score_, /*greater_is_better=*/true, control);
+            }
+        }
+        void on_stop_in_force() override { trainer_.job_.oracles.on_stop_in_force(trainer_.rank_); }
+        void after_recorded(const CheckpointEvaluationDecision& /*decision*/) override {
+            trainer_.job_.faults.pass(CrashPoint::after_evaluation, trainer_.rank_);
+        }
+        void after_persist(const CheckpointEvaluationState& state) override {
+            trainer_.job_.oracles.after_sidecar_write(state);
+        }
+
+      private:
+        RankTrainer& trainer_;
+        double score_;
+    };
+    TrainerHooks hooks(*this, score);
+    run_checkpoint_evaluation_round(collective_, *trigger_, control_, score, global_step_, hooks);
 }
 
 // ---- _save_checkpoint ------------------------------------------------------------------------

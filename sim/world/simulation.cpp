@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "policy/base/mutants.hpp"
 #include "policy/formats/document_migrations.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/output_dir/resume_point.hpp"
 #include "sim/checks/oracles.hpp"
 #include "sim/faults/fault_injector.hpp"
 #include "sim/trainer/job_context.hpp"
@@ -99,55 +99,55 @@ class Simulation {
         if (incarnation == 0) {
             return true;
         }
-        const bool trusting = world_.scenario.resume_rule == ResumeRule::transformers ||
-                              mutants::is_active(mutants::Mutant::resume_trusts_incomplete);
-        const auto source = trusting ? last_checkpoint(world_.fs, kOutputDir)
-                                     : last_complete_checkpoint(world_.fs, kOutputDir);
-        if (!source) {
-            if (!trusting) {
-                clear_skipped_checkpoints(-1, incarnation);
+        // Traces and checks each step of the policy's resume rule at the moment it happens.
+        class TracedResume final : public ResumeObserver {
+          public:
+            TracedResume(Simulation& simulation, int incarnation)
+                : sim_(simulation), incarnation_(incarnation) {}
+            bool abandoned = false;
+
+            bool on_chosen(const CheckpointEntry& source) override {
+                auto& world = sim_.world_;
+                const bool complete = world.oracles.checkpoint_is_complete(source.step);
+                world.trace.record(world.stats.virtual_ms, incarnation_, -1, "resume",
+                                   {{"checkpoint", source.name}, {"complete", complete}});
+                world.oracles.on_resume_source(source.step, complete);
+                if (complete) {
+                    return true;
+                }
+                if (world.scenario.resume_rule == ResumeRule::transformers) {
+                    sim_.end(Outcome::resume_failed,
+                             "get_last_checkpoint picked incomplete " + source.name +
+                                 ": trainer_state.json is missing or torn (Transformers #35782)");
+                } else {
+                    sim_.end(Outcome::violated, "resumed from incomplete " + source.name);
+                }
+                abandoned = true;
+                return false;
             }
-            return true;  // nothing to resume from: train from scratch
-        }
-        const bool complete = world_.oracles.checkpoint_is_complete(source->step);
-        world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "resume",
-                            {{"checkpoint", source->name}, {"complete", complete}});
-        world_.oracles.on_resume_source(source->step, complete);
-        if (!complete) {
-            if (world_.scenario.resume_rule == ResumeRule::transformers) {
-                end(Outcome::resume_failed,
-                    "get_last_checkpoint picked incomplete " + source->name +
-                        ": trainer_state.json is missing or torn (Transformers #35782)");
-            } else {
-                end(Outcome::violated, "resumed from incomplete " + source->name);
+            void on_removed(const CheckpointEntry& removed) override {
+                auto& world = sim_.world_;
+                world.trace.record(world.stats.virtual_ms, incarnation_, -1, "remove_incomplete",
+                                   {{"checkpoint", removed.name}});
             }
+
+          private:
+            Simulation& sim_;
+            int incarnation_;
+        };
+        TracedResume observer(*this, incarnation);
+        const auto rule = world_.scenario.resume_rule == ResumeRule::transformers
+                              ? ResumeSourceRule::newest_directory
+                              : ResumeSourceRule::newest_complete;
+        const auto source = resume_from_checkpoint(world_.fs, kOutputDir, rule, observer);
+        if (observer.abandoned) {
             return false;
         }
-        if (!trusting) {
-            clear_skipped_checkpoints(source->step, incarnation);
+        if (source) {
+            resume_step = source->step;
+            world_.stats.resumes += 1;
         }
-        resume_step = source->step;
-        world_.stats.resumes += 1;
-        return true;
-    }
-
-    // The fixed resume rule skips incomplete checkpoints newer than the one it picks; it must
-    // also remove them. Transformers' rotation sorts by step number and keeps the newest, so a
-    // stale checkpoint-60 left by a crash would make it delete the fresh checkpoint-50 just
-    // written, and on_save could never commit it.
-    void clear_skipped_checkpoints(std::int64_t resumed_step, int incarnation) {
-        bool removed = false;
-        for (const auto& entry : list_checkpoints(world_.fs, kOutputDir)) {
-            if (entry.step > resumed_step) {
-                world_.fs.remove_tree(join_path(kOutputDir, entry.name));
-                world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "remove_incomplete",
-                                    {{"checkpoint", entry.name}});
-                removed = true;
-            }
-        }
-        if (removed) {
-            world_.fs.fsync_dir(kOutputDir);
-        }
+        return true;  // without a source: nothing to resume from, train from scratch
     }
 
     void apply_crash(const SimulatedCrash& crash, int incarnation) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "policy/formats/sidecar_format.hpp"
+
 namespace ckpt {
 namespace {
 

@@ -1,0 +1,48 @@
+#include "policy/output_dir/resume_point.hpp"
+
+#include "policy/base/mutants.hpp"
+
+namespace ckpt {
+namespace {
+
+// Removes the checkpoints newer than `kept_step` (every one when nothing is kept).
+void remove_newer_checkpoints(FileSystem& fs, const std::string& output_dir,
+                              const std::optional<CheckpointEntry>& kept, ResumeObserver& observer) {
+    const std::int64_t kept_step = kept ? kept->step : -1;
+    bool removed = false;
+    for (const auto& entry : list_checkpoints(fs, output_dir)) {
+        if (entry.step > kept_step) {
+            fs.remove_tree(join_path(output_dir, entry.name));
+            observer.on_removed(entry);
+            removed = true;
+        }
+    }
+    if (removed) {
+        fs.fsync_dir(output_dir);
+    }
+}
+
+}  // namespace
+
+std::optional<CheckpointEntry> pick_resume_checkpoint(FileSystem& fs, const std::string& output_dir,
+                                                      ResumeSourceRule rule) {
+    return rule == ResumeSourceRule::newest_directory ? last_checkpoint(fs, output_dir)
+                                                      : last_complete_checkpoint(fs, output_dir);
+}
+
+std::optional<CheckpointEntry> resume_from_checkpoint(FileSystem& fs, const std::string& output_dir,
+                                                      ResumeSourceRule rule, ResumeObserver& observer) {
+    if (mutants::is_active(mutants::Mutant::resume_trusts_incomplete)) {
+        rule = ResumeSourceRule::newest_directory;
+    }
+    const auto source = pick_resume_checkpoint(fs, output_dir, rule);
+    if (source && !observer.on_chosen(*source)) {
+        return std::nullopt;
+    }
+    if (rule == ResumeSourceRule::newest_complete) {
+        remove_newer_checkpoints(fs, output_dir, source, observer);
+    }
+    return source;
+}
+
+}  // namespace ckpt

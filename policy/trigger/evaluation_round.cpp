@@ -1,0 +1,69 @@
+#include "policy/trigger/evaluation_round.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "policy/ports/rank_zero_outcome.hpp"
+#include "policy/trigger/apply_decision.hpp"
+
+namespace ckpt {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kDecisionOperation = "checkpoint evaluation decision";
+constexpr const char* kPersistOperation = "checkpoint evaluation persist";
+
+// A lower score has no checkpoint to live in: persist it now, inside a rank-zero envelope of
+// its own, so an I/O error fails every rank alike.
+void persist_lower_score(Collective& collective, TriggerCallback& trigger,
+                         EvaluationRoundObserver& observer) {
+    const bool is_rank_zero = collective.rank() == 0;
+    observer.before_rank_zero_outcome(kPersistOperation);
+    run_on_rank_zero_and_share_outcome(collective, is_rank_zero, kPersistOperation, [&]() -> json {
+        trigger.persist();
+        return json::object();
+    });
+    if (is_rank_zero) {
+        observer.after_persist(trigger.policy().state());
+    }
+}
+
+}  // namespace
+
+CheckpointEvaluationDecision run_checkpoint_evaluation_round(Collective& collective, TriggerCallback& trigger,
+                                                             TrainerControl& control, double score,
+                                                             std::int64_t step,
+                                                             EvaluationRoundObserver& observer) {
+    const bool is_rank_zero = collective.rank() == 0;
+    auto& policy = trigger.policy();
+    const auto prior = policy.state();
+    // The decision is made on rank 0 and shared, error included, so no rank waits on a rank 0
+    // that raised.
+    observer.before_rank_zero_outcome(kDecisionOperation);
+    const auto received =
+        run_on_rank_zero_and_share_outcome(collective, is_rank_zero, kDecisionOperation, [&]() -> json {
+            const auto decision = policy.observe(score, step);
+            return {{"decision", decision.to_dict()}, {"policy_state", policy.state_dict()}};
+        });
+    const auto decision = CheckpointEvaluationDecision::from_dict(received.at("decision"));
+    if (!is_rank_zero) {
+        policy.load_state_dict(received.at("policy_state"));
+    } else {
+        observer.on_decision(prior, decision, policy.state());
+    }
+    observer.on_rank_state(policy.state());
+    observer.before_apply(control);
+    apply_checkpoint_evaluation_decision(control, decision);
+    trigger.record_checkpoint_evaluation_decision(decision);
+    if (decision.should_stop) {
+        observer.on_stop_in_force();
+    }
+    observer.after_recorded(decision);
+    if (!decision.should_save) {
+        persist_lower_score(collective, trigger, observer);
+    }
+    return decision;
+}
+
+}  // namespace ckpt
