@@ -1,3 +1,5 @@
+// The one walk from a trainer_state.json document to the trigger callback's saved state.
+// Lenient: any missing or mistyped step means "no state", never an exception.
 #include "policy/formats/saved_trigger_callback.hpp"
 
 namespace ckpt {

@@ -1,3 +1,5 @@
+// The sidecar's writer (built on state_json_text's state_dict layout) and its reader. The
+// error messages are the seed's, word for word: tests and traces compare them.
 #include "policy/formats/sidecar_format.hpp"
 
 #include <exception>

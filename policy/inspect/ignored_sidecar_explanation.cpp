@@ -1,3 +1,5 @@
+// The words for each reason judge_sidecar_adoption gives; the reasons themselves are never
+// re-derived here. Reads only.
 #include "policy/inspect/ignored_sidecar_explanation.hpp"
 
 #include "policy/output_dir/checkpoint_completeness.hpp"

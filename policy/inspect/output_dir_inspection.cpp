@@ -1,3 +1,6 @@
+// The inspector: it surveys the directory, then replays a resume with the real callback over
+// a read-only view. Every rule (resume picks, temp names, pruning, sidecar shape and adoption)
+// is asked of output_dir, formats and trigger, never restated here.
 #include "policy/inspect/output_dir_inspection.hpp"
 
 #include <cerrno>

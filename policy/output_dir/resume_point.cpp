@@ -1,3 +1,5 @@
+// The resume rules of resume_point.hpp. Every file-system step goes through the port in the
+// order the simulator traces it: pick, then each removal, then one directory fsync.
 #include "policy/output_dir/resume_point.hpp"
 
 #include "policy/base/mutants.hpp"

@@ -1,3 +1,5 @@
+// The round of evaluation_round.hpp. The order of the steps is the contract the simulator
+// traces and checks; both envelopes are rank_zero_outcome.hpp's.
 #include "policy/trigger/evaluation_round.hpp"
 
 #include <nlohmann/json.hpp>

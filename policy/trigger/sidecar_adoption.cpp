@@ -1,3 +1,5 @@
+// The adoption rules of sidecar_adoption.hpp, over the checkpoint rules of output_dir. The
+// checks read the checkpoint in the same order TriggerCallback::load always has.
 #include "policy/trigger/sidecar_adoption.hpp"
 
 #include "policy/base/mutants.hpp"

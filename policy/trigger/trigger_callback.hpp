@@ -11,6 +11,7 @@
 #include "policy/callbacks/trainer_control.hpp"
 #include "policy/callbacks/trainer_types.hpp"
 #include "policy/core/checkpoint_evaluation_policy.hpp"
+#include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/formats/sidecar_format.hpp"
 #include "policy/ports/collective.hpp"
 #include "policy/ports/file_system.hpp"
@@ -74,7 +75,7 @@ class TriggerCallback final : public ExportableState {
     // Loads the sidecar on rank 0 under the seed's rules; false when absent, stale or uncommitted.
     bool load(std::optional<bool> is_world_process_zero = std::nullopt);
 
-    std::string class_name() const override { return "CheckpointEvaluationTriggerCallback"; }
+    std::string class_name() const override { return std::string(kTriggerCallbackClass); }
     nlohmann::json state() const override;
 
     std::optional<std::string> state_path() const;

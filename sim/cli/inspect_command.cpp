@@ -8,6 +8,7 @@
 
 #include "policy/base/errors.hpp"
 #include "policy/inspect/output_dir_inspection.hpp"
+#include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/file_system_error.hpp"
 #include "policy/ports/posix_file_system.hpp"
 #include "policy/python/python_values.hpp"
@@ -43,7 +44,8 @@ std::string describe_policy(const json& state_dict) {
         const auto score = python::float_repr(state["best_score"].get<double>());
         line = state.value("best_is_external", false)
                    ? "best is the external baseline " + score
-                   : "best checkpoint-" + state["best_step"].dump() + " (score " + score + ")";
+                   : "best " + checkpoint_dir_name(state["best_step"].get<std::int64_t>()) + " (score " +
+                         score + ")";
     }
     line += ", " + state["evaluation_count"].dump() + " evaluations, streak " +
             state["lower_score_streak"].dump() + " of patience " + state_dict["patience"].dump();

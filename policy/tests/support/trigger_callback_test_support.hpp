@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/callbacks/trainer_control.hpp"
+#include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/collective.hpp"
 #include "policy/tests/support/file_system_backends.hpp"
@@ -196,7 +197,7 @@ inline void write_checkpoint(FileSystem& fs, const std::string& output_dir, std:
     fs.write_file(join_path(directory, "model.safetensors"), "weights@" + std::to_string(step));
     nlohmann::json callbacks = {{"TrainerControl", TrainerControl{}.state()}};
     if (trigger_state) {
-        callbacks["CheckpointEvaluationTriggerCallback"] = *trigger_state;
+        callbacks[std::string(kTriggerCallbackClass)] = *trigger_state;
     }
     const nlohmann::json trainer_state = {
         {"global_step", step},
