@@ -9,6 +9,7 @@
 #include "policy/ports/file_system_error.hpp"
 #include "policy/ports/rank_zero_outcome.hpp"
 #include "policy/trigger/apply_decision.hpp"
+#include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
 
@@ -28,7 +29,7 @@ TriggerCallbackConfig trigger_config(const Scenario& s) {
 
 }  // namespace
 
-RankTrainer::RankTrainer(JobContext& job, int rank)
+RankTrainer::RankTrainer(TrainerJob& job, int rank)
     : job_(job), rank_(rank), collective_(job.scheduler, rank) {
     build_callbacks();
 }
@@ -91,8 +92,8 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
         early_stopping_.push_back(dynamic_cast<EarlyStoppingCallback*>(callbacks_[i].get()));
     }
     if (is_rank_zero()) {
-        job_.oracles.after_callback_restore(step, export_stateful_callbacks(stateful_callbacks()),
-                                            restored.warnings);
+        const auto restored_states = export_stateful_callbacks(stateful_callbacks());
+        emit(CallbacksRestored{step, restored_states, restored.warnings});
     }
 }
 
@@ -108,14 +109,14 @@ void RankTrainer::train_begin() {
     collective_.set_waiting_point("on_train_begin");
     trigger_->on_train_begin(TrainingArguments{kOutputDir}, view(), control_);
     if (is_rank_zero()) {
-        job_.in_save_window = false;  // recovery has republished whatever a cut-short commit left
-        job_.oracles.after_train_begin(trigger_->policy().state(), job_.resume_step.has_value());
-        job_.oracles.after_recovery();
+        // Recovery has republished whatever a cut-short commit left: the save window closes.
+        emit(TrainBegan{trigger_->policy().state(), job_.resume_step.has_value()});
+        emit(RecoveryFinished{});
     }
     if (job_.scenario.score.external_baseline) {
         trigger_->policy().establish_external_baseline(job_.scores.baseline(), 0);
     }
-    job_.oracles.on_rank_state(rank_, agreement_sequence_++, trigger_->policy().state());
+    emit(RankStateShared{rank_, agreement_sequence_++, trigger_->policy().state()});
 }
 
 // ---- the loop ----------------------------------------------------------------------------------
@@ -150,17 +151,13 @@ void RankTrainer::training_loop() {
             control_.should_log = false;  // on_step_begin
             control_.should_evaluate = false;
             control_.should_save = false;
-            job_.oracles.on_optimizer_step(rank_);
+            emit(StepStarted{rank_});
             ++global_step_;
-            if (is_rank_zero()) {
-                job_.stats.steps += 1;
-                job_.stats.virtual_ms += kStepMs;
-            }
             default_flow_on_step_end();
             trigger_->on_step_end(view(), control_);
             maybe_log_save_evaluate();
-            job_.faults.pass(CrashPoint::step_end, rank_);
-            job_.faults.at_step_end(global_step_, rank_);
+            emit(CrashPointPassed{CrashPoint::step_end, rank_});
+            emit(StepFinished{rank_, global_step_});
             if (control_.should_epoch_stop) {
                 break;
             }
@@ -190,14 +187,10 @@ void RankTrainer::maybe_log_save_evaluate() {
 // ---- evaluation ----------------------------------------------------------------------------
 
 void RankTrainer::checkpoint_evaluation() {
-    job_.oracles.on_evaluation_start(rank_);
+    emit(EvaluationStarted{rank_});  // on rank 0 it also counts the evaluation and its time
     const double score = job_.scores.score(global_step_, job_.incarnation);
     auto& policy = trigger_->policy();
     const auto prior = policy.state();
-    if (is_rank_zero()) {
-        job_.stats.evaluations += 1;
-        job_.stats.virtual_ms += kEvaluationMs;
-    }
     // The decision is made on rank 0 and shared, error included, so no rank waits on a rank 0
     // that raised.
     collective_.set_waiting_point("checkpoint evaluation decision");
@@ -210,25 +203,19 @@ void RankTrainer::checkpoint_evaluation() {
     if (!is_rank_zero()) {
         policy.load_state_dict(received.at("policy_state"));
     } else {
-        job_.oracles.on_decision(prior, global_step_, score, decision, policy.state());
-        job_.record(rank_, "evaluation",
-                    {{"step", global_step_},
-                     {"score", score},
-                     {"reason", to_string(decision.reason)},
-                     {"streak", decision.lower_score_streak},
-                     {"stop", decision.should_stop}});
+        emit(DecisionMade{global_step_, score, prior, decision, policy.state()});
         last_decision_score_ = score;
     }
-    job_.oracles.on_rank_state(rank_, agreement_sequence_++, policy.state());
+    emit(RankStateShared{rank_, agreement_sequence_++, policy.state()});
     for (auto* callback : early_stopping_) {
         callback->on_evaluate(score, /*greater_is_better=*/true, control_);
     }
     apply_checkpoint_evaluation_decision(control_, decision);
     trigger_->record_checkpoint_evaluation_decision(decision);
     if (decision.should_stop) {
-        job_.oracles.on_stop_in_force(rank_);
+        emit(StopInForce{rank_});
     }
-    job_.faults.pass(CrashPoint::after_evaluation, rank_);
+    emit(CrashPointPassed{CrashPoint::after_evaluation, rank_});
     if (!decision.should_save) {
         // A lower score has no checkpoint to live in: persist it now, inside the same
         // rank-zero envelope, so an I/O error fails every rank alike.
@@ -239,7 +226,7 @@ void RankTrainer::checkpoint_evaluation() {
                                                return json::object();
                                            });
         if (is_rank_zero()) {
-            job_.oracles.after_sidecar_write(policy.state());
+            emit(SidecarPersisted{policy.state()});
         }
     }
 }
@@ -271,26 +258,24 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     const auto path = join_path(directory, kTrainerStateName);
     // open(path, "w") truncates before json.dump writes: a crash in between leaves it empty.
     job_.fs.write_file(path, "");
-    job_.faults.pass(CrashPoint::inside_trainer_state_write, rank_);
+    emit(CrashPointPassed{CrashPoint::inside_trainer_state_write, rank_});
     job_.fs.write_file(path, bytes);
     // Recorded as soon as the bytes are in the page cache (a killed process leaves them there,
     // complete), and again once they are durable.
-    CheckpointRecord record{
-        global_step_, job_.incarnation, last_decision_score_, trigger_->policy().state(), live, bytes, false};
-    job_.oracles.after_checkpoint_write(record);
-    job_.faults.pass(CrashPoint::before_checkpoint_fsync, rank_);
+    const auto policy_state = trigger_->policy().state();
+    const TrainerStateWritten written{global_step_, last_decision_score_, policy_state, live, bytes};
+    emit(written);
+    emit(CrashPointPassed{CrashPoint::before_checkpoint_fsync, rank_});
     job_.fs.fsync_file(path);
     job_.fs.fsync_dir(directory);
     job_.fs.fsync_dir(kOutputDir);
-    job_.oracles.after_checkpoint_write(std::move(record));
+    emit(written);
 }
 
 void RankTrainer::save_checkpoint() {
     const auto directory = join_path(kOutputDir, checkpoint_dir_name(global_step_));
     if (is_rank_zero()) {
-        job_.stats.checkpoints += 1;
-        job_.stats.virtual_ms += kCheckpointMs;
-        job_.record(rank_, "checkpoint", {{"step", global_step_}});
+        emit(CheckpointStarted{global_step_});
     }
     make_dirs(job_.fs, directory);
     if (is_rank_zero()) {
@@ -298,7 +283,7 @@ void RankTrainer::save_checkpoint() {
         write_checkpoint_file(directory, "config.json", "{}");
         write_checkpoint_file(directory, "training_args.bin", "args");
     }
-    job_.faults.pass(CrashPoint::inside_checkpoint_write, rank_);
+    emit(CrashPointPassed{CrashPoint::inside_checkpoint_write, rank_});
     if (is_rank_zero()) {
         write_checkpoint_file(directory, "optimizer.pt", "optimizer");
         write_checkpoint_file(directory, "scheduler.pt", "scheduler");
@@ -307,10 +292,10 @@ void RankTrainer::save_checkpoint() {
     if (is_rank_zero()) {
         job_.fs.fsync_dir(directory);
         write_trainer_state(directory);
-        job_.in_save_window = true;
+        emit(RotationStarted{});
         rotate_checkpoints();
     }
-    job_.faults.pass(CrashPoint::after_checkpoint_write, rank_);
+    emit(CrashPointPassed{CrashPoint::after_checkpoint_write, rank_});
 }
 
 void RankTrainer::rotate_checkpoints() {
@@ -335,7 +320,7 @@ void RankTrainer::rotate_checkpoints() {
         if (protected_step && entry.step == *protected_step) {
             continue;
         }
-        job_.faults.pass(CrashPoint::during_rotation, rank_);
+        emit(CrashPointPassed{CrashPoint::during_rotation, rank_});
         try {
             job_.fs.remove_tree(join_path(kOutputDir, entry.name));  // rmtree(ignore_errors=True)
         } catch (const FileSystemError&) {
@@ -348,17 +333,16 @@ void RankTrainer::on_save() {
     control_.should_save = false;  // CallbackHandler.on_save clears the flag first
     const bool commits = trigger_->pending_checkpoint_save_step().has_value();
     collective_.set_waiting_point("on_save");
-    job_.in_on_save = is_rank_zero();
+    emit(SaveCallbackStarted{rank_});
     trigger_->on_save(view(), control_);
     if (is_rank_zero()) {
-        job_.in_on_save = false;
-        job_.in_save_window = false;
+        emit(SaveCallbackReturned{});
         if (commits) {
-            job_.oracles.after_sidecar_write(trigger_->policy().state());
-            job_.record(rank_, "commit", {{"step", global_step_}});
+            emit(SidecarPersisted{trigger_->policy().state()});
+            emit(Committed{global_step_});
         }
     }
-    job_.faults.pass(CrashPoint::after_on_save, rank_);
+    emit(CrashPointPassed{CrashPoint::after_on_save, rank_});
 }
 
 }  // namespace ckpt::sim

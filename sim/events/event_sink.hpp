@@ -1,0 +1,24 @@
+// Where reporters send events. The simulation is the one implementation: it fans each event
+// out to its sinks in a fixed order and then executes any fault the plan made due, so `emit`
+// may throw (a simulated crash, a killed rank) after every sink has seen the event.
+#pragma once
+
+#include "sim/events/event.hpp"
+
+namespace ckpt::sim {
+
+class EventSink {
+  public:
+    virtual void emit(const Event& event) = 0;
+
+  protected:
+    ~EventSink() = default;
+};
+
+// Gives a sink one overload per event it handles; `on(event)` ignores the rest.
+template <typename Handler>
+void deliver(Handler& handler, const Event& event) {
+    std::visit([&handler](const auto& e) { handler.on(e); }, event);
+}
+
+}  // namespace ckpt::sim
