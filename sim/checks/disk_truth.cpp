@@ -129,8 +129,8 @@ CheckpointEvaluationState expected_floor(const SimFileSystem& fs, const Ledger& 
     return floor;
 }
 
-DurableSidecar read_durable_sidecar(const SimFileSystem& fs) {
-    DurableSidecar sidecar;
+SidecarReading read_durable_sidecar(const SimFileSystem& fs) {
+    SidecarReading sidecar;
     sidecar.bytes = fs.durable_content(join_path(kOutputDir, kSidecarName));
     sidecar.payload = sidecar.bytes ? json::parse(*sidecar.bytes, nullptr, false) : json();
     if (!sidecar.payload.is_object()) {
@@ -138,7 +138,7 @@ DurableSidecar read_durable_sidecar(const SimFileSystem& fs) {
     }
     const auto found = sidecar.payload.find("checkpoint_eval_state");
     if (found != sidecar.payload.end()) {
-        sidecar.policy_state = &*found;
+        sidecar.has_policy_state = true;
         sidecar.state = read_state(*found);
     }
     return sidecar;

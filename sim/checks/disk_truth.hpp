@@ -32,13 +32,6 @@ bool record_intact(const SimFileSystem& fs, const Ledger& ledger, const Checkpoi
 // The newest durably recorded decision that is still usable.
 CheckpointEvaluationState expected_floor(const SimFileSystem& fs, const Ledger& ledger);
 
-// The durable sidecar, read apart: its bytes, its payload, and the policy state inside.
-struct DurableSidecar {
-    std::optional<std::string> bytes;
-    nlohmann::json payload;
-    const nlohmann::json* policy_state = nullptr;  // into payload; null when there is none
-    std::optional<CheckpointEvaluationState> state;
-};
-DurableSidecar read_durable_sidecar(const SimFileSystem& fs);
+SidecarReading read_durable_sidecar(const SimFileSystem& fs);
 
 }  // namespace ckpt::sim

@@ -8,8 +8,9 @@
 namespace ckpt::sim {
 
 void DurabilityChecker::on(const SidecarPersisted& e) {
-    const auto sidecar = read_durable_sidecar(context_.fs);
-    if (sidecar.policy_state == nullptr) {
+    // Read once, by the ledger writer, which sees every event before the checkers.
+    const auto& sidecar = context_.ledger.sidecar_after_write;
+    if (!sidecar.has_policy_state) {
         context_.violate(Property::P2, "persist returned but the durable sidecar is " +
                                            (sidecar.bytes ? "unreadable: " + sidecar.bytes->substr(0, 60)
                                                           : std::string("missing")));
@@ -23,10 +24,11 @@ void DurabilityChecker::on(const SidecarPersisted& e) {
     }
     // P9: the bytes on disk load into a policy that writes the same mapping back.
     try {
-        const auto reloaded = CheckpointEvaluationPolicy::from_state_dict(*sidecar.policy_state).state_dict();
-        if (reloaded != *sidecar.policy_state) {
+        const auto reloaded =
+            CheckpointEvaluationPolicy::from_state_dict(sidecar.policy_state()).state_dict();
+        if (reloaded != sidecar.policy_state()) {
             context_.violate(Property::P9, "sidecar state does not round-trip: " +
-                                               sidecar.policy_state->dump() + " vs " + reloaded.dump());
+                                               sidecar.policy_state().dump() + " vs " + reloaded.dump());
         }
     } catch (const std::exception& error) {
         context_.violate(Property::P9, std::string("sidecar state does not load: ") + error.what());

@@ -23,9 +23,10 @@ void LedgerWriter::on(const DecisionMade& e) {
 
 // Only a write whose durable bytes hold the state it returned with is durably recorded.
 void LedgerWriter::on(const SidecarPersisted& e) {
-    auto sidecar = read_durable_sidecar(fs_);
+    ledger_.sidecar_after_write = read_durable_sidecar(fs_);
+    const auto& sidecar = ledger_.sidecar_after_write;
     if (sidecar.state && *sidecar.state == e.state) {
-        ledger_.sidecar = SidecarRecord{e.state, std::move(*sidecar.bytes)};
+        ledger_.sidecar = SidecarRecord{e.state, *sidecar.bytes};
         ledger_.sidecar_damaged = false;
     }
 }
@@ -45,12 +46,21 @@ void LedgerWriter::on(const RecoveryFinished&) {
 }
 
 void LedgerWriter::on(const TrainerStateWritten& e) {
-    CheckpointRecord record{
-        e.step, incarnation_, e.score, e.policy_state, e.callback_states, std::string(e.bytes), false};
     const auto path = join_path(checkpoint_path(e.step), kTrainerStateName);
-    record.durable = fs_.content_equals(FsView::durable, path, record.trainer_state_bytes);
+    const bool durable = fs_.content_equals(FsView::durable, path, e.bytes);
     ledger_.checkpoint_damaged.erase(e.step);
-    ledger_.checkpoints[e.step] = std::move(record);
+    auto& record = ledger_.checkpoints[e.step];
+    // The second report of one write (once fsynced) only changes durability: comparing is
+    // cheaper than copying the callback states and the bytes again.
+    const bool same_write = record.step == e.step && record.incarnation == incarnation_ &&
+                            record.score == e.score && record.trainer_state_bytes == e.bytes &&
+                            record.policy_state == e.policy_state &&
+                            record.callback_states == e.callback_states;
+    if (!same_write) {
+        record = CheckpointRecord{
+            e.step, incarnation_, e.score, e.policy_state, e.callback_states, std::string(e.bytes), false};
+    }
+    record.durable = durable;
 }
 
 void LedgerWriter::on(const LinkPublished& e) {

@@ -21,12 +21,9 @@ void StopChecker::on(const TrainBegan& e) {
     }
 }
 
-void StopChecker::report_once(int rank, const char* what) {
-    const auto index = static_cast<std::size_t>(rank);
-    if (stop_in_force_[index]) {
-        stop_in_force_[index] = false;  // report once per rank
-        context_.violate(Property::P3, "rank " + std::to_string(rank) + what);
-    }
+void StopChecker::report(int rank, const char* what) {
+    stop_in_force_[static_cast<std::size_t>(rank)] = false;  // report once per rank
+    context_.violate(Property::P3, "rank " + std::to_string(rank) + what);
 }
 
 }  // namespace ckpt::sim

@@ -21,7 +21,13 @@ class StopChecker {
     void on(const auto&) noexcept {}
 
   private:
-    void report_once(int rank, const char* what);
+    // Inline: every step and evaluation of every rank passes here, and a stop is rare.
+    void report_once(int rank, const char* what) {
+        if (stop_in_force_[static_cast<std::size_t>(rank)]) {
+            report(rank, what);
+        }
+    }
+    void report(int rank, const char* what);
 
     const CheckerContext& context_;
     std::vector<bool> stop_in_force_;
