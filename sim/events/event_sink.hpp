@@ -15,10 +15,4 @@ class EventSink {
     ~EventSink() = default;
 };
 
-// Gives a sink one overload per event it handles; `on(event)` ignores the rest.
-template <typename Handler>
-void deliver(Handler& handler, const Event& event) {
-    std::visit([&handler](const auto& e) { handler.on(e); }, event);
-}
-
 }  // namespace ckpt::sim

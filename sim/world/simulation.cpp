@@ -67,11 +67,11 @@ class Simulation final : public EventSink {
     // executed, so every sink saw the event before a crash unwinds the ranks.
     void emit(const Event& event) override {
         std::visit(
-            [this, &event](const auto& e) {
+            [this](const auto& e) {
                 on_phase(e);
                 world_.save_window.on(e);
                 world_.ledger_writer.on(e);
-                world_.oracles.on_event(event);
+                world_.oracles.on(e);
                 world_.faults.on(e);
                 world_.clock.on(e);
                 world_.stats_sink.on(e);
