@@ -1,3 +1,5 @@
+// P10 against the callback states the ledger recorded when the checkpoint was written.
+// Skips checkpoints the ledger no longer holds intact.
 #include "sim/checks/callbacks_checker.hpp"
 
 #include <string>

@@ -1,3 +1,5 @@
+// P5 (and the link half of it, P4, after a restore) over the ledger and the visible disk.
+// Reads only.
 #include "sim/checks/commit_checker.hpp"
 
 #include <string>

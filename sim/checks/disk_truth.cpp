@@ -1,3 +1,5 @@
+// The checkers' reading of the disk: parses with nlohmann directly, never with the policy's
+// code, and reads only through the inspection views.
 #include "sim/checks/disk_truth.hpp"
 
 #include "policy/output_dir/checkpoint_layout.hpp"

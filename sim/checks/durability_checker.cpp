@@ -1,3 +1,5 @@
+// P2 and P9 over the ledger's record of the durable sidecar; the round trip uses the policy's
+// own loader on purpose (P9 is about the policy's format).
 #include "sim/checks/durability_checker.hpp"
 
 #include <algorithm>

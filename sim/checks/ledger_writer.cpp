@@ -1,3 +1,5 @@
+// The ledger's one writer: each handler records an observation of the disk or of a reported
+// event; none of them checks a property.
 #include "sim/checks/ledger_writer.hpp"
 
 #include <algorithm>

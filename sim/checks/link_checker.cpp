@@ -1,3 +1,5 @@
+// P1 and P4 over the ledger's link record and the visible disk; re-checks the link at a crash
+// point only when the disk changed since the last check, which keeps every passage cheap.
 #include "sim/checks/link_checker.hpp"
 
 #include <numeric>

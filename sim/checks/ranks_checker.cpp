@@ -1,3 +1,5 @@
+// P6 over the ranks' outcomes and P7 over the states the ranks report after each collective.
+// Keeps one entry per collective of the running incarnation.
 #include "sim/checks/ranks_checker.hpp"
 
 #include <algorithm>

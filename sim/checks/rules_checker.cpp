@@ -1,3 +1,5 @@
+// P11: compares each decision with reference_policy's restatement of the seed's rules.
+// Reads nothing but the event.
 #include "sim/checks/rules_checker.hpp"
 
 #include <string>

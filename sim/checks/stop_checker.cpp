@@ -1,3 +1,5 @@
+// P3, as DESIGN.md states it; reads the ledger's durable floor at each incarnation's start.
+// Reports each rank once per stop.
 #include "sim/checks/stop_checker.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The callback's crash points, in the order its operations pass them; a crash the plan makes
+// due at one of them throws out of the disk's observer, before the operation happens.
 #include "sim/faults/callback_crash_points.hpp"
 
 #include "policy/output_dir/checkpoint_layout.hpp"

@@ -1,3 +1,5 @@
+// The callback's paths, built once from the output directory, and the io_error targets
+// expressed through the same tests the crash-point watcher uses.
 #include "sim/faults/callback_io.hpp"
 
 #include "policy/output_dir/checkpoint_layout.hpp"

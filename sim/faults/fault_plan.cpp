@@ -1,3 +1,5 @@
+// Deciding (as a sink) and executing (after the fan-out) the scenario's planned faults. The
+// executed fault is reported as events before it throws, so the ledger and trace see it.
 #include "sim/faults/fault_plan.hpp"
 
 #include "policy/output_dir/checkpoint_layout.hpp"

@@ -1,3 +1,5 @@
+// Classifies a failed rank's exception by type; see failure_kind for the one text test left.
+// Never throws.
 #include "sim/trainer/rank_failure.hpp"
 
 #include <string_view>

@@ -1,3 +1,5 @@
+// The trace lines the events stand for, with exactly the fields the run's trace has always
+// had (nlohmann sorts keys, so the order of fields here does not matter).
 #include "sim/world/trace_sink.hpp"
 
 namespace ckpt::sim {
