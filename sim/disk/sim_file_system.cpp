@@ -43,14 +43,6 @@ int errno_of(FaultKind kind) noexcept {
 
 }  // namespace
 
-std::string_view to_string(FsOp op) noexcept {
-    static constexpr std::array<std::string_view, kFsOpCount> kNames = {
-        "read_file", "write_file",  "fsync_file", "fsync_dir", "rename",   "unlink", "mkdir",
-        "rmdir",     "remove_tree", "list_dir",   "symlink",   "readlink", "stat",
-    };
-    return kNames[static_cast<std::size_t>(op)];
-}
-
 SimFileSystem::SimFileSystem() {
     reset();
 }

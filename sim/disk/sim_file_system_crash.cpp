@@ -61,18 +61,6 @@ std::shared_ptr<const std::string> damage(std::string_view bytes, Rng& rng, std:
 
 }  // namespace
 
-std::string_view to_string(PowerLossMode mode) noexcept {
-    switch (mode) {
-        case PowerLossMode::strict:
-            return "strict";
-        case PowerLossMode::prefix:
-            return "prefix";
-        case PowerLossMode::torn:
-            return "torn";
-    }
-    return "unknown";
-}
-
 void SimFileSystem::link_entry(InodeId dir, std::string_view name, InodeId inode) {
     node(dir).visible_entries.insert_or_assign(std::string(name), inode);
     LogRecord record;

@@ -12,11 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ckpt::sim {
+#include "sim/ranks/rank_limit.hpp"
 
-// Runnable ranks are tracked in a bit mask and offered to the chooser from a fixed array, so the scheduling
-// path never allocates; eight covers every topology the scenarios draw.
-inline constexpr int kMaxRanks = 8;
+namespace ckpt::sim {
 
 enum class CollectiveKind : std::uint8_t { barrier, broadcast };
 const char* to_string(CollectiveKind kind) noexcept;
