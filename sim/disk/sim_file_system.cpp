@@ -1,3 +1,7 @@
+// SimFileSystem's port operations and path walking: each call is counted, observed (where the
+// simulator crashes a process), fault-checked, validated as POSIX would, then applied to the
+// visible state and logged. Durability (the log, fsync, power loss) and inspection live in
+// sim_file_system_crash.cpp.
 #include "sim/disk/sim_file_system.hpp"
 
 #include <algorithm>
@@ -5,9 +9,6 @@
 #include <utility>
 
 #include <boost/container/small_vector.hpp>
-
-// The port operations and path walking. Durability (the log, fsync, power loss) and inspection
-// live in sim_file_system_crash.cpp.
 
 namespace ckpt::sim {
 

@@ -1,11 +1,12 @@
+// The durability half of SimFileSystem: the log of un-synced operations, what fsync commits,
+// what a power loss keeps, damage at rest, and the read-only views oracles inspect. Every durable
+// change comes from replaying a log record (or a whole-file commit), never from the visible state.
 #include <algorithm>
 #include <cerrno>
 #include <utility>
 
+#include "sim/base/assert.hpp"
 #include "sim/disk/sim_file_system.hpp"
-
-// The durability half of SimFileSystem: the log of un-synced operations, what fsync commits,
-// what a power loss keeps, damage at rest, and the read-only views oracles inspect.
 
 namespace ckpt::sim {
 
@@ -62,6 +63,7 @@ std::shared_ptr<const std::string> damage(std::string_view bytes, Rng& rng, std:
 }  // namespace
 
 void SimFileSystem::link_entry(InodeId dir, std::string_view name, InodeId inode) {
+    CKPT_ASSERT(node(dir).kind == EntryKind::directory);
     node(dir).visible_entries.insert_or_assign(std::string(name), inode);
     LogRecord record;
     record.kind = LogRecord::Kind::link;
@@ -73,7 +75,9 @@ void SimFileSystem::link_entry(InodeId dir, std::string_view name, InodeId inode
 
 void SimFileSystem::unlink_entry(InodeId dir, std::string_view name) {
     Entries& visible = node(dir).visible_entries;
-    visible.erase(visible.find(name));
+    const auto entry = visible.find(name);
+    CKPT_ASSERT(entry != visible.end());  // callers unlink only what their lookup found
+    visible.erase(entry);
     LogRecord record;
     record.kind = LogRecord::Kind::unlink;
     record.dir = dir;
@@ -82,6 +86,7 @@ void SimFileSystem::unlink_entry(InodeId dir, std::string_view name) {
 }
 
 void SimFileSystem::set_content(InodeId file, Content data) {
+    CKPT_ASSERT(node(file).kind == EntryKind::file);
     node(file).visible_data = data;
     LogRecord record;
     record.kind = LogRecord::Kind::data;
@@ -91,6 +96,9 @@ void SimFileSystem::set_content(InodeId file, Content data) {
 }
 
 void SimFileSystem::apply_durably(const LogRecord& record) {
+    // Entry records change directories and data records change files, in both states alike.
+    CKPT_ASSERT(record.kind == LogRecord::Kind::data ? node(record.inode).kind == EntryKind::file
+                                                     : node(record.dir).kind == EntryKind::directory);
     switch (record.kind) {
         case LogRecord::Kind::link:
             node(record.dir).durable_entries.insert_or_assign(record.name, record.inode);
@@ -201,6 +209,7 @@ PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
             }
         }
     }
+    CKPT_ASSERT(report.kept + report.torn <= report.pending);
     log_.clear();
     adopt_durable_state();
     return report;

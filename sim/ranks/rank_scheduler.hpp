@@ -1,3 +1,7 @@
+// The rank scheduler's interface: run a job's ranks as fibers, one at a time, switching only in
+// collectives, with kills, hang reports and a watchdog. Same chooser decisions, same run. The
+// fiber machinery stays behind it (rank_scheduler_impl.hpp); depends on nlohmann::json and the
+// rank limit only.
 #pragma once
 
 #include <cstddef>

@@ -1,3 +1,6 @@
+// SimFileSystem's crash model, case by case: what fsync makes durable, what each power-loss mode
+// keeps, faults, crashes mid-operation and damage at rest. The POSIX contract is
+// sim_file_system_contract_test.cpp; random programs are sim_file_system_property_test.cpp.
 #include "sim/disk/sim_file_system.hpp"
 
 #include <cerrno>

@@ -1,7 +1,6 @@
 // Scenario files: a scenario must survive JSON exactly (a replay needs nothing else), and a bad
 // file must be refused with the field it got wrong, which the CLI turns into exit status 2.
 #include "sim/scenario/scenario.hpp"
-#include "sim/scenario/swarm.hpp"
 
 #include <cstdint>
 #include <set>
@@ -11,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/scenario/swarm.hpp"
 #include "sim/world/simulation.hpp"
 
 namespace ckpt::sim {
