@@ -191,6 +191,38 @@ PlannedFault fault_from_json(const json& document, const std::string& prefix) {
     return fault;
 }
 
+PolicySettings policy_from_json(const json& document) {
+    const Reader p(document, "policy");
+    p.reject_unknown({"patience", "tie_policy", "patience_start_step"});
+    PolicySettings policy;
+    policy.patience = p.integer<std::int64_t>("patience", 3, 1, 1'000'000);
+    policy.tie_policy =
+        p.choice_by("tie_policy", TiePolicy::reset, parse_exact_tie_policy, tie_policy_choices);
+    policy.patience_start_step = p.integer<std::int64_t>("patience_start_step", 0, 0, kMaxSteps);
+    return policy;
+}
+
+ScoreModelConfig score_from_json(const json& document) {
+    const Reader sc(document, "score");
+    sc.reject_unknown({"kind", "script", "noisy_replay", "external_baseline"});
+    ScoreModelConfig score;
+    score.kind = sc.choice("kind", ScoreKind::random_walk, kScoreKindNames);
+    if (const auto* script = sc.find("script")) {
+        if (!script->is_array()) {
+            bad_field("score.script", "must be a list of numbers");
+        }
+        for (const auto& value : *script) {
+            if (!value.is_number()) {
+                bad_field("score.script", "must be a list of numbers");
+            }
+            score.script.push_back(value.get<double>());
+        }
+    }
+    score.noisy_replay = sc.boolean("noisy_replay", false);
+    score.external_baseline = sc.boolean("external_baseline", false);
+    return score;
+}
+
 }  // namespace
 
 void Scenario::validate() const {
@@ -301,12 +333,7 @@ Scenario Scenario::from_json(const json& document) {
         s.regular_steps = r.integer<std::int64_t>("regular_steps", 0, 1, kMaxSteps);
     }
     if (const auto* policy = r.find("policy")) {
-        const Reader p(*policy, "policy");
-        p.reject_unknown({"patience", "tie_policy", "patience_start_step"});
-        s.policy.patience = p.integer<std::int64_t>("patience", 3, 1, 1'000'000);
-        s.policy.tie_policy =
-            p.choice_by("tie_policy", TiePolicy::reset, parse_exact_tie_policy, tie_policy_choices);
-        s.policy.patience_start_step = p.integer<std::int64_t>("patience_start_step", 0, 0, kMaxSteps);
+        s.policy = policy_from_json(*policy);
     }
     s.save_total_limit = r.integer<std::int64_t>("save_total_limit", 1, 1, 1000);
     s.protect_best_in_rotation = r.boolean("protect_best_in_rotation", false);
@@ -314,22 +341,7 @@ Scenario Scenario::from_json(const json& document) {
     s.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
     if (const auto* score = r.find("score")) {
-        const Reader sc(*score, "score");
-        sc.reject_unknown({"kind", "script", "noisy_replay", "external_baseline"});
-        s.score.kind = sc.choice("kind", ScoreKind::random_walk, kScoreKindNames);
-        if (const auto* script = sc.find("script")) {
-            if (!script->is_array()) {
-                bad_field("score.script", "must be a list of numbers");
-            }
-            for (const auto& value : *script) {
-                if (!value.is_number()) {
-                    bad_field("score.script", "must be a list of numbers");
-                }
-                s.score.script.push_back(value.get<double>());
-            }
-        }
-        s.score.noisy_replay = sc.boolean("noisy_replay", false);
-        s.score.external_baseline = sc.boolean("external_baseline", false);
+        s.score = score_from_json(*score);
     }
     if (const auto* faults = r.find("faults")) {
         if (!faults->is_array()) {
