@@ -6,11 +6,15 @@
 #include <utility>
 
 #include "sim/base/assert.hpp"
+#include "sim/base/enum_names.hpp"
 #include "sim/disk/sim_file_system.hpp"
 
 namespace ckpt::sim {
 
 namespace {
+
+// What a torn power loss does to one un-synced file write, each equally likely.
+enum class WriteFate : std::uint8_t { lost, kept, torn };
 
 std::string_view bytes_of(const std::shared_ptr<const std::string>& content) noexcept {
     return content ? std::string_view(*content) : std::string_view();
@@ -193,14 +197,14 @@ PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
                 }
                 continue;
             }
-            switch (rng.below(3)) {
-                case 0:  // lost
+            switch (static_cast<WriteFate>(rng.below(enumerator_count<WriteFate>()))) {
+                case WriteFate::lost:
                     break;
-                case 1:
+                case WriteFate::kept:
                     apply_durably(record);
                     ++report.kept;
                     break;
-                default: {
+                case WriteFate::torn: {
                     Inode& file = node(record.inode);
                     file.durable_data = tear(bytes_of(file.durable_data), bytes_of(record.data), rng);
                     ++report.torn;
