@@ -46,8 +46,9 @@ nlohmann::json run_on_rank_zero_and_share_outcome(Collective& collective, bool i
     if (!ok->get<bool>()) {
         const auto type = received.value("error_type", std::string("RuntimeError"));
         const auto detail = received.value("error", std::string("unknown error"));
-        throw RuntimeError("checkpoint evaluation " + std::string(operation) +
-                           " failed on global rank zero (" + type + "): " + detail);
+        throw RankZeroFailure(std::string(operation), "checkpoint evaluation " + std::string(operation) +
+                                                          " failed on global rank zero (" + type +
+                                                          "): " + detail);
     }
     return received;
 }

@@ -1,0 +1,30 @@
+// How the simulation classifies a failed rank: by the exception's type and the rank-zero
+// operation it names, so a message that merely mentions the sidecar restore is not one.
+#include "sim/trainer/rank_failure.hpp"
+
+#include <gtest/gtest.h>
+
+#include "policy/base/errors.hpp"
+#include "policy/ports/rank_zero_outcome.hpp"
+#include "policy/trigger/rank_zero_operations.hpp"
+
+namespace ckpt::sim {
+namespace {
+
+TEST(RankFailure, ASidecarRestoreFailureIsClassifiedByItsOperation) {
+    const auto error = std::make_exception_ptr(RankZeroFailure(kSidecarRestoreOperation, "any text"));
+    EXPECT_EQ(failure_kind(error), RankFailureKind::sidecar_restore);
+}
+
+TEST(RankFailure, TheMessageTextAloneClassifiesNothing) {
+    const auto plain =
+        std::make_exception_ptr(RuntimeError("checkpoint evaluation sidecar policy restore failed"));
+    EXPECT_EQ(failure_kind(plain), RankFailureKind::other);
+    const auto other_operation = std::make_exception_ptr(
+        RankZeroFailure(kSavedCheckpointPublicationOperation, "sidecar policy restore"));
+    EXPECT_EQ(failure_kind(other_operation), RankFailureKind::other);
+    EXPECT_EQ(failure_kind(nullptr), RankFailureKind::other);
+}
+
+}  // namespace
+}  // namespace ckpt::sim
