@@ -1,3 +1,6 @@
+// Benchmark bookkeeping over simulator runs: per-scenario averages and the violation total that
+// gives each timing its meaning. A benchmark whose tally shows a violation is void, not slow.
+// Bench-only; depends on sim/world's simulation results.
 #pragma once
 
 #include <benchmark/benchmark.h>

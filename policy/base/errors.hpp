@@ -1,3 +1,6 @@
+// The policy's two failure types, the seed's ValueError (bad input) and RuntimeError (a call not
+// allowed now). The trainer, the CLI and the rank-zero envelope treat them differently, so they
+// stay distinct; I/O failures are FileSystemError instead. Depends on nothing.
 #pragma once
 
 #include <stdexcept>

@@ -1,3 +1,6 @@
+// A member-by-member JSON object builder for the objects built on every evaluation and
+// checkpoint, where nlohmann's initializer lists cost a copy per member. Header-only; depends
+// only on nlohmann/json.
 #pragma once
 
 #include <string>

@@ -1,3 +1,5 @@
+// The catalogue's names and one-line descriptions. Names are stable: scenario files, the CLI's
+// `mutants` listing and counterexample file names all refer to mutants by them.
 #include "policy/base/mutants.hpp"
 
 #include <array>

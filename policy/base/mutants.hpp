@@ -1,3 +1,7 @@
+// The mutation catalogue and its switch: planted bugs the property suite must catch. The switch
+// is thread-local and settable only through MutantScope, so parallel explorers never see each
+// other's mutant and production code, with no scope alive, pays one predictable branch per check.
+// Depends on nothing; checked throughout policy/, armed only by sim/explore and tests.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// EarlyStoppingCallback's verdicts and its restore. A mistyped or out-of-range field of a saved
+// state is a ValueError that names it; a missing attribute keeps its default, as setattr would.
 #include "policy/callbacks/early_stopping_callback.hpp"
 
 #include <cmath>

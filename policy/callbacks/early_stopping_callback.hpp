@@ -1,3 +1,7 @@
+// Transformers' EarlyStoppingCallback as an ExportableState, so its patience counter and best
+// metric survive a resume. Its verdict depends only on its own state (never on TrainerState),
+// and its state() is loadable by a real Trainer. Bad arguments are ValueErrors. Depends on
+// callbacks/, base/ and python/ only.
 #pragma once
 
 #include <optional>

@@ -1,3 +1,6 @@
+// The interface of a callback whose progress survives a resume (Transformers' ExportableState):
+// its class name, optional state_key and {"args", "attributes"} state. What stateful_callbacks
+// saves and restores; depends only on nlohmann/json.
 #pragma once
 
 #include <optional>

@@ -1,3 +1,5 @@
+// Export, restore planning and the factory registry. Three catalogue mutants are planted here:
+// same_class_overwrite in export, stale_callback_state and duplicate_list_grows in the refresh.
 #include "policy/callbacks/stateful_callbacks.hpp"
 
 #include <algorithm>

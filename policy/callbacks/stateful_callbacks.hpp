@@ -1,3 +1,7 @@
+// Saving and restoring TrainerState.stateful_callbacks in Transformers' shape, with state_key
+// identity for duplicates. Export always rebuilds from live callbacks; a restore rebuilds every
+// callback before replacing any, so a failure leaves no half-restore. Errors are ValueErrors.
+// Used by the simulated trainer and the migration tests; depends on callbacks/ and base/.
 #pragma once
 
 #include <functional>

@@ -1,3 +1,5 @@
+// TrainerControl's state() and restore, in Transformers' shape (flags in "args"). A flag that is
+// present but not a boolean is a ValueError; a missing one defaults to false.
 #include "policy/callbacks/trainer_control.hpp"
 
 #include <string>

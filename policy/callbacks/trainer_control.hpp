@@ -1,3 +1,5 @@
+// Transformers' TrainerControl flags, exportable so a resumed run sees the flags it saved. A
+// plain value type; its state round-trips through from_state. Depends on exportable_state only.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,5 @@
+// The slices of TrainingArguments and TrainerState that callbacks read, as plain values filled
+// in by whichever trainer drives them (the simulator's or a real integration). Depends on nothing.
 #pragma once
 
 #include <cstdint>

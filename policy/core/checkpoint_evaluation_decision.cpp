@@ -1,3 +1,5 @@
+// Decision reasons and the to_dict/from_dict wire form, coerced with the seed's Python rules;
+// error messages list the required fields in the seed's order, word for word.
 #include "policy/core/checkpoint_evaluation_decision.hpp"
 
 #include <array>

@@ -1,3 +1,6 @@
+// The result of one policy evaluation and the reason behind it. Reason names and to_dict() keys
+// are the seed's and appear in traces and broadcasts, so they are part of the wire format;
+// from_dict refuses a malformed payload with ValueError. Depends on nlohmann/json only.
 #pragma once
 
 #include <cstdint>

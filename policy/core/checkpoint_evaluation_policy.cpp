@@ -1,3 +1,5 @@
+// The policy's decisions, validation and state_dict round trip. The tie_replaces_best and
+// warmup_consumes_patience mutants are read here, with one thread-local read per decision.
 #include "policy/core/checkpoint_evaluation_policy.hpp"
 
 #include <string>

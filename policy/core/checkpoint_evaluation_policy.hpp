@@ -1,3 +1,7 @@
+// The seed's best-only retention policy with patience: settings, durable state and observe().
+// observe() allocates nothing and does no I/O; rejected input changes nothing (ValueError), and
+// observing after a stop is a RuntimeError. Loading a state refuses other settings or versions.
+// Depends on core/, python/ and base/ only.
 #pragma once
 
 #include <cstdint>

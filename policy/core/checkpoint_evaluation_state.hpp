@@ -1,3 +1,6 @@
+// The policy's durable state: what the sidecar and trainer_state.json carry so a resumed run
+// decides exactly as the original would. Every field is part of the on-disk format; adding one
+// is a format change (formats/document_migrations). Depends on nothing.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// Tie-policy names and their parse, with Python's strip() and lower() so loose inputs (" Reset ")
+// match the seed; the error message is the seed's, word for word.
 #include "policy/core/tie_policy.hpp"
 
 #include <algorithm>

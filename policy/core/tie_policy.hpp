@@ -1,3 +1,5 @@
+// What a score equal to the best does to patience, and its parse from the seed's strings. A tie
+// never replaces the best; an unknown name is a ValueError with the seed's message.
 #pragma once
 
 #include <string_view>

@@ -1,3 +1,5 @@
+// MigrationChain and the trainer_state.json chain. Bookkeeping is kept where Transformers'
+// TrainerState(**json) will not trip over it: no new top-level keys in a trainer_state.json.
 #include "policy/formats/document_migrations.hpp"
 
 #include <cstdint>

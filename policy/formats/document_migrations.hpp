@@ -1,3 +1,7 @@
+// Versioned upgrades for the JSON documents read back after a crash or an upgrade (the
+// trainer_state.json chain is defined here). Migration is ordered, keeps the first origin, and
+// refuses a document newer than this build (ValueError) rather than drop fields it does not know.
+// Depends on base/ and callbacks/.
 #pragma once
 
 #include <functional>

@@ -1,3 +1,5 @@
+// The hand-written state_dict layout. Its compact form equals nlohmann's dump() of state_dict(),
+// and the indented forms equal Python's json.dump; the tests compare both byte for byte.
 #include "policy/formats/state_json_text.hpp"
 
 #include "policy/python/python_values.hpp"

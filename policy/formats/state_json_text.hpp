@@ -1,3 +1,6 @@
+// The policy's state_dict as text, written without a JSON tree, byte-for-byte what the seed's
+// json.dump(sort_keys=True) writes (floats as Python's repr). Used by the sidecar writer on
+// every evaluation; depends on core/ and python/.
 #pragma once
 
 #include <string>

@@ -1,3 +1,5 @@
+// The probe as a SAX parser: it validates the whole text but keeps only the top-level
+// global_step, so a large trainer_state.json costs no allocation of its tree.
 #include "policy/formats/trainer_state_probe.hpp"
 
 #include <string>

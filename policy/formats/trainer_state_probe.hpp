@@ -1,3 +1,6 @@
+// A tree-free check of a trainer_state.json's top-level global_step, the test behind
+// "checkpoint complete". Never throws: anything but a valid document with an integer
+// global_step is "no step". Depends only on nlohmann/json.
 #pragma once
 
 #include <cstdint>

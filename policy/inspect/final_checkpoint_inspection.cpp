@@ -1,3 +1,5 @@
+// The link's judgement, built on the same layout and completeness rules the callback uses, so
+// inspect and the callback cannot disagree on what "complete" means.
 #include "policy/inspect/final_checkpoint_inspection.hpp"
 
 #include "policy/output_dir/checkpoint_completeness.hpp"

@@ -1,3 +1,6 @@
+// The `ckptsim inspect` verdict on output_dir/final_checkpoint: valid or not, and each problem
+// (missing, not a link, dangling, foreign, incomplete, not the retained best) as a finding with
+// its fix. Reads only, via the FileSystem port; depends on output_dir/ and inspect/.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,6 @@
+// Puts into words why a resume passed over a readable sidecar, for `ckptsim inspect`. The reason
+// is always judge_sidecar_adoption's, never a second rule. Reads only; depends on core/,
+// inspect/ and the FileSystem port.
 #pragma once
 
 #include <optional>

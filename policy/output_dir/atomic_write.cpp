@@ -1,3 +1,5 @@
+// The atomic write and the three sidecar_without_* mutants that each drop one of its steps;
+// with no mutant armed every step runs, in the order the header gives.
 #include "policy/output_dir/atomic_write.hpp"
 
 #include <exception>

@@ -1,3 +1,6 @@
+// Crash-safe replacement of one file (temp, fsync, rename, directory fsync), the only way the
+// sidecar is written. A crash at any point leaves the old bytes or the new, never a mixture; an
+// I/O error removes the temp file and rethrows. Depends on the FileSystem port only.
 #pragma once
 
 #include <string>

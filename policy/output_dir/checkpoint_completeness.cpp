@@ -1,3 +1,5 @@
+// Repeats is_complete_checkpoint's checks in order and names the first that fails; a read error
+// becomes part of the reason, never an exception. Off the hot path, so it builds the JSON tree.
 #include "policy/output_dir/checkpoint_completeness.hpp"
 
 #include <nlohmann/json.hpp>

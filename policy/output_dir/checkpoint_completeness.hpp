@@ -1,3 +1,6 @@
+// The human-readable reason a checkpoint-N is not complete, for `ckptsim inspect` and error
+// messages. Only meaningful for a checkpoint is_complete_checkpoint refused; reads only, through
+// the FileSystem port.
 #pragma once
 
 #include <cstdint>

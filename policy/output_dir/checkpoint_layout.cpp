@@ -1,3 +1,5 @@
+// The layout rules. An unreadable trainer_state.json is incomplete, not an error, so a resume
+// never stops on it. The commit_check_is_dir_only mutant weakens completeness here.
 #include "policy/output_dir/checkpoint_layout.hpp"
 
 #include <algorithm>

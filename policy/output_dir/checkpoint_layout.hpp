@@ -1,3 +1,7 @@
+// The names and rules of a Transformers output_dir: checkpoint-N parsing, listing, completeness
+// ("trainer_state.json parses and names step N", never "the directory exists") and the resume
+// candidates. Shared by the callback, the simulated trainer and inspect, so they cannot disagree.
+// Depends on the FileSystem port, formats/ and base/ only.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// The link update and its pruning rule, and the reader that accepts only [./]checkpoint-N
+// targets (or an absolute one inside output_dir), so a foreign link is never taken for ours.
 #include "policy/output_dir/final_checkpoint_link.hpp"
 
 #include "policy/output_dir/checkpoint_layout.hpp"

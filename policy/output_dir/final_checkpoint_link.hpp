@@ -1,3 +1,6 @@
+// output_dir/final_checkpoint, "the model to ship" at any moment: an atomically replaced,
+// relative symlink to the best checkpoint-N, and the pruning that comes with it. Checkpoints
+// newer than the target are never touched. Depends on the layout and the FileSystem port.
 #pragma once
 
 #include <cstdint>

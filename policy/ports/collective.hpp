@@ -1,3 +1,6 @@
+// The distributed port (what the callback needs of torch.distributed) and its one-process
+// implementation. Every rank-zero outcome goes through broadcast(), so no rank is left waiting
+// on a rank that failed. The simulator provides the multi-rank implementation.
 #pragma once
 
 #include <nlohmann/json.hpp>

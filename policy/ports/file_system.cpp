@@ -1,3 +1,5 @@
+// The port's path helpers and make_dirs, over the port's own calls only, so they behave the
+// same on every backend.
 #include "policy/ports/file_system.hpp"
 
 namespace ckpt {

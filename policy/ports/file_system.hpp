@@ -1,3 +1,6 @@
+// The I/O port of the callback and the checkpoint writer, implemented by PosixFileSystem in
+// production and SimFileSystem under test, so the code under test is the production code.
+// POSIX semantics; every failure is a FileSystemError carrying errno. Depends on nothing in sim/.
 #pragma once
 
 #include <string>

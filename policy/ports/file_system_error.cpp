@@ -1,3 +1,5 @@
+// FileSystemError's message, "<operation> '<path>': <errno text>". Thread-safe: no strerror
+// static buffer, so ranks failing at once cannot garble each other's messages.
 #include "policy/ports/file_system_error.hpp"
 
 #include <system_error>

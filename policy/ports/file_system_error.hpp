@@ -1,3 +1,5 @@
+// The one exception type the FileSystem port throws: operation, path and errno, so callers
+// branch on the error number, never on message text. Depends on nothing.
 #pragma once
 
 #include <stdexcept>

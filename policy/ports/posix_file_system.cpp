@@ -1,3 +1,5 @@
+// The syscalls behind PosixFileSystem. Every descriptor is closed and a failed close is
+// reported (it may be the only sign of a lost write); EINTR on close is not retried.
 #include "policy/ports/posix_file_system.hpp"
 
 #include <algorithm>

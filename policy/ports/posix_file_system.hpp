@@ -1,3 +1,6 @@
+// The FileSystem port over real POSIX calls, for a real training output directory. No
+// buffering or caching of its own: durability is exactly the syscalls' (what the simulator's
+// crash model imitates). remove_tree never follows a symlink. Depends on the port only.
 #pragma once
 
 #include <string>

@@ -1,3 +1,5 @@
+// The outcome envelope and its error text, with the Python type name the seed would report.
+// The rank0_raise_before_broadcast mutant rethrows on rank zero before the broadcast.
 #include "policy/ports/rank_zero_outcome.hpp"
 
 #include <string>

@@ -1,3 +1,6 @@
+// Runs a rank-zero-only action and broadcasts its outcome, value or error, to every rank in one
+// collective: every rank continues with the same value or raises the same RuntimeError. A
+// simulated crash is never caught. Depends on the Collective port.
 #pragma once
 
 #include <functional>

@@ -1,3 +1,6 @@
+// A FileSystem view that forwards reads and refuses every change (std::logic_error), so
+// `ckptsim inspect` cannot modify a user's directory whatever the code it runs does.
+// Header-only; depends on the port only.
 #pragma once
 
 #include <stdexcept>

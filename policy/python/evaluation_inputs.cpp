@@ -1,3 +1,5 @@
+// The out-of-line refusals and the JSON coercions of score and step, with messages that quote
+// repr() of the input as the seed's do.
 #include "policy/python/evaluation_inputs.hpp"
 
 #include <cmath>

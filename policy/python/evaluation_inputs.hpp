@@ -1,3 +1,6 @@
+// The seed's input rules for a score (finite) and a step (non-negative integer), typed and
+// JSON-loose. Each refusal is a ValueError with the seed's message; the typed checks are inline
+// with out-of-line throws, because observe()'s fast path runs them. Depends on base/ and python/.
 #pragma once
 
 #include <cmath>

@@ -1,3 +1,5 @@
+// The built-ins, matching CPython: Python's whitespace set, numeric literals with underscores,
+// shortest round-trip float repr, and int64 bounds where Python would have none.
 #include "policy/python/python_values.hpp"
 
 #include <algorithm>

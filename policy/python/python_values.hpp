@@ -1,3 +1,6 @@
+// Python's float(), int(), bool(), str(), repr() and strip() over JSON values, so state files and
+// the `ckptsim policy` protocol answer exactly as the seed does, awkward inputs included. Every
+// failure is a ckpt::ValueError with Python's message. Pure functions; depends on base/ only.
 #pragma once
 
 #include <cstdint>

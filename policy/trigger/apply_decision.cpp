@@ -1,3 +1,5 @@
+// The flag updates, and the broadcast form that validates the payload first (ValueError), so a
+// malformed decision changes no flag.
 #include "policy/trigger/apply_decision.hpp"
 
 namespace ckpt {

@@ -1,3 +1,5 @@
+// Turns a policy decision into the trainer's control flags: veto a non-improving save, request a
+// stop once patience ran out, and always clear should_evaluate. Depends on callbacks/ and core/.
 #pragma once
 
 #include <nlohmann/json.hpp>

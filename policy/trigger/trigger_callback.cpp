@@ -1,3 +1,5 @@
+// The callback's events, persist/load and recovery. Planted here: no_epoch_end_veto,
+// link_at_evaluation, pending_save_persisted, stop_not_restored and link_before_barrier.
 #include "policy/trigger/trigger_callback.hpp"
 
 #include <algorithm>

@@ -1,3 +1,8 @@
+// The port of the seed's CheckpointEvaluationTriggerCallback: save events become evaluations, and
+// only an improved score is saved and published (link, then sidecar) from on_save, after every
+// rank wrote the checkpoint. All I/O is through the FileSystem and Collective ports; only rank 0
+// touches the sidecar and link, and every rank-zero outcome is broadcast. Errors: ValueError for
+// bad config or state, RuntimeError for a call out of order. Depends on policy/ only.
 #pragma once
 
 #include <cstdint>

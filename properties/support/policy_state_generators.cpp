@@ -1,3 +1,5 @@
+// The generators. Every generated state passes CheckpointEvaluationPolicy::validate_state, and
+// no score is inf or nan.
 #include "properties/support/policy_state_generators.hpp"
 
 #include <bit>

@@ -1,3 +1,6 @@
+// RapidCheck generators for policy values: finite scores (ties, ordinary doubles, raw bit
+// patterns), settings, and every state validate_state accepts, reachable by a run or not, so the
+// format properties cover whatever a file may hold. Test-only; depends on policy/core.
 #pragma once
 
 #include <rapidcheck.h>

@@ -1,3 +1,5 @@
+// Counterexample files and failure messages. The last file per property and mutant is tracked
+// per process, so shrinking leaves only the minimal case on disk.
 #include "properties/support/property_check.hpp"
 
 #include <cstdlib>

@@ -1,3 +1,6 @@
+// The bridge from RapidCheck to the simulator: run a scenario, fail the case on a violated
+// property, and leave the minimal counterexample behind as a replayable scenario file. Each
+// property runs its scenario once (P8 twice); test-only, depends on sim/world and sim/checks.
 #pragma once
 
 #include <filesystem>

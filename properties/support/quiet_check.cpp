@@ -1,3 +1,5 @@
+// The silent run: RapidCheck's property checker driven directly with a listener that drops
+// every report.
 #include "properties/support/quiet_check.hpp"
 
 namespace ckpt::properties {

@@ -1,3 +1,5 @@
+// Runs a RapidCheck property inside a test without reporting, for tests that expect a failure
+// (a mutant armed), so an expected kill never prints a reproduce line. Test-only.
 #pragma once
 
 #include <functional>

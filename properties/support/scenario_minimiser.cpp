@@ -1,3 +1,5 @@
+// The simplification steps, tried one at a time in a fixed order (steps, ranks, faults, scores,
+// settings), the biggest cuts first. A step is kept only while the scenario still fails.
 #include "properties/support/scenario_minimiser.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// Greedy shrinking of a scenario that did not come from a generator (a swarm seed's), toward
+// the generators' targets. Deterministic, and the result still fails; test-only, depends on
+// sim/scenario.
 #pragma once
 
 #include <functional>

@@ -1,3 +1,6 @@
+// Ground truth about a run, outside the code under test: what the simulator observed (scores
+// handed out, disk contents, writes that returned), never what the policy says of itself. The
+// oracles judge the policy against it. Depends on policy/core value types only.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,6 @@
+// The property catalogue (DESIGN.md's P1-P10, plus P11 "the seed's rules" and P12 liveness) and
+// a violation. Ids are stable: scenario files, the CLI and counterexample names use them.
+// constexpr, depends on nothing.
 #pragma once
 
 #include <array>

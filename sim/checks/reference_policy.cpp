@@ -1,3 +1,5 @@
+// One evaluation under the seed's rules, written top to bottom with no mutant checks and no
+// shortcuts, so a reader can hold it against the seed line by line.
 #include "sim/checks/reference_policy.hpp"
 
 namespace ckpt::sim {

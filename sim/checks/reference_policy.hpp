@@ -1,3 +1,6 @@
+// The seed's decision rules restated plainly, for the P11 oracle. Shares no code with
+// CheckpointEvaluationPolicy, so a slip in one is not a slip in both. Pure; uses policy/core
+// only for its value types.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// The CLI's subcommands and their shared exit codes (1 a violation or an inconsistent directory,
+// 2 bad input). Each *_command.cpp registers its options on the parent CLI::App; main wires them.
 #pragma once
 
 #include <functional>

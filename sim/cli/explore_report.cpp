@@ -1,3 +1,5 @@
+// The explore summary in words and as JSON. Averages are over scenarios, and every figure but
+// the wall time is deterministic.
 #include "sim/cli/explore_report.hpp"
 
 #include <cstdio>

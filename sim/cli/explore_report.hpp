@@ -1,3 +1,5 @@
+// What `explore` prints: the human summary, the JSON summary and coverage. Output depends only
+// on the summary, so it is the same for any number of jobs. Depends on sim/explore.
 #pragma once
 
 #include <ostream>

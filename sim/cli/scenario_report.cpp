@@ -1,3 +1,5 @@
+// Running a scenario file twice for P8, the report's words and JSON, the fault description and
+// the JSON Lines trace file.
 #include "sim/cli/scenario_report.hpp"
 
 #include <filesystem>

@@ -1,3 +1,6 @@
+// What `run` and `replay` print for one scenario, in words or as JSON, plus the trace writer.
+// A violated run saves a replayable file and says how to replay it; file errors are
+// sim::ScenarioError. Depends on sim/world.
 #pragma once
 
 #include <optional>

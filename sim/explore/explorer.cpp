@@ -1,3 +1,5 @@
+// The worker pool: seeds are claimed in order, each worker arms the mutant on its own thread, and
+// merged violations are sorted by seed; finished seeds form a prefix and the hash covers exactly it.
 #include "sim/explore/explorer.hpp"
 
 #include <algorithm>

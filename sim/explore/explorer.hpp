@@ -1,3 +1,6 @@
+// Swarm exploration: many seeded scenarios, optionally under one mutant, across worker threads.
+// The summary is a sum in seed order, so it and its trace hash are the same for any number of
+// jobs; only wall time varies. Depends on sim/world, sim/checks and the mutant catalogue.
 #pragma once
 
 #include <array>

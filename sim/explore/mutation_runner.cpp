@@ -1,3 +1,5 @@
+// One explore per mutant, stopped at the first violation. Violations come sorted by seed, so the
+// lowest seed's is the kill whatever the job count.
 #include "sim/explore/mutation_runner.hpp"
 
 #include "sim/explore/explorer.hpp"

@@ -1,3 +1,6 @@
+// The mutation run: the swarm against each catalogue mutant until a property kills it or the
+// budget runs out. The verdict (killer, seed, scenario) is the same for any job count.
+// Depends on sim/explore and the mutant catalogue.
 #pragma once
 
 #include <cstdint>

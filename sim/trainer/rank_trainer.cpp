@@ -1,3 +1,5 @@
+// The training loop, _save_checkpoint's write order, rotation and resume, as REFERENCE.md
+// describes Transformers. Every step is deterministic given the scenario and the scheduler.
 #include "sim/trainer/rank_trainer.hpp"
 
 #include <algorithm>

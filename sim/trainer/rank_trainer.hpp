@@ -1,3 +1,7 @@
+// One rank of the simulated Transformers Trainer, run on its own fiber, with the real callback,
+// stateful-callback and policy code inside it over the simulated disk and process group. Its
+// modelling choices are declared below so faults stay inside a declared model. Depends on
+// policy/, sim/ranks and sim/trainer.
 #pragma once
 
 #include <cstdint>

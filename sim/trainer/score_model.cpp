@@ -1,3 +1,5 @@
+// Scores from a stateless hash of their inputs, and the scheduled evaluation steps a scripted
+// score list is matched against; no random stream is ever advanced.
 #include "sim/trainer/score_model.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// The simulated evaluator's scores: a pure function of (seed, step, incarnation), so the same
+// step scores the same however ranks are scheduled, and a replay scores identically. Depends
+// on sim/scenario and sim/base.
 #pragma once
 
 #include <cstdint>

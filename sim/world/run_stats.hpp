@@ -1,3 +1,5 @@
+// What one scenario did, counted for explore's summary and the benchmarks' sanity figures.
+// Counts only, never consulted by a checker: they describe a run, they do not judge it.
 #pragma once
 
 #include <array>

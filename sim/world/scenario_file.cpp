@@ -1,3 +1,5 @@
+// Scenario files read, written and run. A save writes a temp file and renames it, so an
+// interrupted explore never leaves half a file.
 #include "sim/world/scenario_file.hpp"
 
 #include <fstream>

@@ -1,3 +1,6 @@
+// A replayable scenario on disk: scenario, mutant and expected verdicts, so a regression corpus
+// entry checks itself. Malformed files are sim::ScenarioError; depends on sim/world and
+// sim/scenario.
 #pragma once
 
 #include <optional>

@@ -1,3 +1,5 @@
+// The simulation: incarnations, crashes and resumes, and the single EventSink whose fan-out
+// order (world, ledger, checkers, faults, clock, stats, trace) is fixed, so traces replay.
 #include "sim/world/simulation.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// Runs one scenario from a fresh simulated disk to its end, resuming after every crash, with
+// every property checked on the way. Deterministic: same scenario and build, same result and
+// trace hash. The entry point for the CLI, the properties and the benchmarks.
 #pragma once
 
 #include <cstdint>

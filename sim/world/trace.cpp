@@ -1,3 +1,5 @@
+// Trace lines with the envelope keys first, in a fixed order; a detail reusing an envelope key
+// is a std::logic_error, never a line with duplicate keys.
 #include "sim/world/trace.hpp"
 
 #include <stdexcept>

@@ -1,3 +1,6 @@
+// The run's story as JSON Lines with an FNV-1a 64 hash over exactly those bytes, so a saved
+// trace and the printed hash describe the same thing. Lines are kept only on request; the
+// hash always. Depends on sim/base.
 #pragma once
 
 #include <cstdint>

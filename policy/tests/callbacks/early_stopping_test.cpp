@@ -1,3 +1,6 @@
+// Unit tests of EarlyStoppingCallback against Transformers' behaviour: patience, threshold,
+// direction, non-finite metrics, the resume that keeps its counter (#28544), and state written
+// by Transformers itself. Depends on policy/callbacks only.
 #include <cmath>
 #include <limits>
 #include <string>

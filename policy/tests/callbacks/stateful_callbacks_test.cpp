@@ -1,3 +1,6 @@
+// Unit tests of stateful-callback export and restore: Transformers' shape, state_key identity for
+// duplicates, the restore plan's warnings, and the three planted refresh/export mutants, each
+// shown to be caught. Depends on policy/callbacks and the mutant catalogue.
 #include "policy/callbacks/stateful_callbacks.hpp"
 
 #include <memory>

@@ -1,3 +1,6 @@
+// Unit tests of the policy's decisions against the seed: initial, improved, lower, ties under
+// every tie policy, warm-up, the external baseline, and the seed's validation messages. Rejected
+// input must change nothing. Depends on policy/core only.
 #include "policy/core/checkpoint_evaluation_policy.hpp"
 
 #include <cmath>

@@ -1,3 +1,5 @@
+// Unit tests of the policy's state_dict round trip and load: the seed's keys, exact doubles,
+// Python equality for settings, and refusals that leave the policy unchanged. policy/core only.
 #include <gtest/gtest.h>
 
 #include "policy/base/errors.hpp"

@@ -1,3 +1,6 @@
+// Unit tests of document migrations: the trainer_state.json chain (pre-stateful documents, no
+// top-level key Transformers would reject, newer formats refused) and MigrationChain's own rules.
+// Depends on policy/formats and policy/callbacks.
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -1,3 +1,5 @@
+// Tests that the hand-written state_dict text is the seed's bytes (Python's json.dump layout)
+// and parses back to the same state for any generated policy. Depends on policy/formats.
 #include "policy/formats/state_json_text.hpp"
 
 #include <cmath>

@@ -1,3 +1,5 @@
+// Unit tests of the global_step probe: top level only, torn or empty text is not complete, and a
+// non-integer step is not a step. Depends on policy/formats only.
 #include "policy/formats/trainer_state_probe.hpp"
 
 #include <gtest/gtest.h>

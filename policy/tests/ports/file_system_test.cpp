@@ -1,3 +1,5 @@
+// The FileSystem port's contract suite instantiated over the policy's backends (POSIX and the
+// in-memory double), plus the path helpers and the FileSystemError message. policy/ only.
 #include "policy/ports/file_system.hpp"
 
 #include <cerrno>

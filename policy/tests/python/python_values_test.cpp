@@ -1,3 +1,5 @@
+// Unit tests that the Python built-in ports answer as CPython does: float repr, repr of JSON
+// values, float/int/bool conversion, Unicode strip and the error messages. policy/python only.
 #include "policy/python/python_values.hpp"
 
 #include <cmath>

@@ -1,3 +1,6 @@
+// A map-backed FileSystem for unit tests that need the port's semantics but not a crash model.
+// Same errno values as PosixFileSystem (one contract suite runs on both); fsync is a no-op.
+// Test-only; depends on the FileSystem port only.
 #pragma once
 
 #include <cerrno>
