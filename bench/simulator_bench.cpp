@@ -7,6 +7,7 @@
 
 #include "bench/scenario_tally.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/swarm.hpp"
 #include "sim/world/simulation.hpp"
 
 namespace {

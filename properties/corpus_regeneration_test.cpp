@@ -21,6 +21,7 @@
 #include "properties/support/scenario_generators.hpp"
 #include "properties/support/scenario_minimiser.hpp"
 #include "sim/explore/mutation_runner.hpp"
+#include "sim/scenario/swarm.hpp"
 #include "sim/world/scenario_file.hpp"
 
 namespace ckpt::properties {

@@ -1,7 +1,14 @@
+// The scenario generators: raw draws that RapidCheck shrinks one by one, fitted afterwards into a
+// Scenario that passes validate(). Every range and odds comes from kSwarm, every enum count from
+// its name table; what is this file's own is only how the draws shrink.
 #include "properties/support/scenario_generators.hpp"
 
 #include <algorithm>
 #include <vector>
+
+#include "policy/core/tie_policy.hpp"
+#include "sim/base/enum_names.hpp"
+#include "sim/scenario/swarm_ranges.hpp"
 
 namespace ckpt::properties {
 namespace {
@@ -10,6 +17,7 @@ using sim::CrashKind;
 using sim::CrashPoint;
 using sim::CrashScope;
 using sim::FaultAction;
+using sim::kSwarm;
 using sim::PlannedFault;
 using sim::Scenario;
 
@@ -22,9 +30,17 @@ rc::Gen<T> uniform(T lo, T hi) {
     return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
 }
 
-// A feature that is on with probability num/den and shrinks to off. Drawn as an integer so
+// The swarm's inclusive range as RapidCheck's half-open one.
+template <typename T>
+rc::Gen<T> uniform(sim::Range<T> range) {
+    return uniform<T>(range.lo, range.hi + 1);
+}
+
+// A feature that is on with the swarm's odds and shrinks to off. Drawn as an integer so
 // the probability can match the swarm's instead of a coin flip.
-rc::Gen<bool> gen_chance(int num, int den) {
+rc::Gen<bool> gen_chance(sim::Odds odds) {
+    const int num = static_cast<int>(odds.numerator);
+    const int den = static_cast<int>(odds.denominator);
     return rc::gen::map(uniform(0, den), [num, den](int roll) { return roll >= den - num; });
 }
 
@@ -55,26 +71,32 @@ struct FaultDraw {
     std::uint32_t io_occurrence = 1;
 };
 
+// enospc, eio, short_write: the kinds after `none`, drawn as an index from the first of them.
+constexpr int kInjectedFaultKinds =
+    static_cast<int>(sim::kFaultKindNames.size() - sim::kFirstInjectedFaultKind);
+
 rc::Gen<FaultDraw> gen_fault_draw() {
     return rc::gen::build<FaultDraw>(
         rc::gen::set(&FaultDraw::action_roll, uniform(0, 100)),
         rc::gen::set(&FaultDraw::point, uniform(0, static_cast<int>(sim::kCrashPointCount))),
         // step_end is passed once per step, so its occurrence is a place in the run; the other
-        // points are passed a few times per run (swarm.cpp).
+        // points are passed a few times per run (swarm_ranges.hpp).
         rc::gen::set(&FaultDraw::step_end_permille, uniform(0, 1000)),
-        rc::gen::set(&FaultDraw::occurrence, uniform<std::uint32_t>(1, 4)),
-        rc::gen::set(&FaultDraw::power_loss, gen_chance(1, 2)),
-        rc::gen::set(&FaultDraw::power_loss_mode, uniform(0, 3)),
-        rc::gen::set(&FaultDraw::rank_scoped, gen_chance(1, 4)),
-        rc::gen::set(&FaultDraw::rank, uniform(0, 8)),
+        rc::gen::set(&FaultDraw::occurrence, uniform(kSwarm.faults.other_point_occurrence)),
+        rc::gen::set(&FaultDraw::power_loss, gen_chance(kSwarm.faults.process_kill.complement())),
+        rc::gen::set(&FaultDraw::power_loss_mode,
+                     uniform(0, static_cast<int>(sim::kPowerLossModeNames.size()))),
+        rc::gen::set(&FaultDraw::rank_scoped, gen_chance(kSwarm.faults.rank_scoped_kill)),
+        rc::gen::set(&FaultDraw::rank, uniform(0, sim::kMaxRanks)),
         rc::gen::set(&FaultDraw::at_permille, uniform(0, 1000)),
-        rc::gen::set(&FaultDraw::target, uniform(0, 6)), rc::gen::set(&FaultDraw::error, uniform(0, 3)),
-        rc::gen::set(&FaultDraw::io_occurrence, uniform<std::uint32_t>(1, 5)));
+        rc::gen::set(&FaultDraw::target, uniform(0, static_cast<int>(sim::kIoTargetNames.size()))),
+        rc::gen::set(&FaultDraw::error, uniform(0, kInjectedFaultKinds)),
+        rc::gen::set(&FaultDraw::io_occurrence, uniform(kSwarm.faults.io_error_occurrence)));
 }
 
-// The swarm enables each fault kind per seed with its own odds (crashes 7/10, I/O errors 1/4,
-// preemption 1/5, rank death 1/10, each corruption 1/12); these bands keep about those
-// proportions among the faults of one scenario.
+// The swarm enables each fault kind per seed with its own odds (kSwarm.faults: crashes 7/10,
+// I/O errors 1/4, preemption 1/5, rank death 1/10, each corruption 1/12); these bands keep about
+// those proportions among the faults of one scenario.
 FaultAction action_of(int roll) {
     if (roll < 50) {
         return FaultAction::crash;
@@ -118,7 +140,8 @@ PlannedFault fit_fault(const FaultDraw& draw, int ranks, std::int64_t max_steps)
             break;
         case FaultAction::io_error:
             fault.target = static_cast<sim::IoTarget>(draw.target);
-            fault.error = static_cast<sim::FaultKind>(draw.error + 1);  // enospc, eio, short_write
+            fault.error =
+                static_cast<sim::FaultKind>(draw.error + static_cast<int>(sim::kFirstInjectedFaultKind));
             fault.occurrence = draw.io_occurrence;
             break;
         case FaultAction::rank_death:
@@ -178,18 +201,33 @@ rc::Gen<std::vector<FaultDraw>> gen_fault_draws() {
     });
 }
 
-// The swarm's rank mix: 30% one rank, 25% two, 25% three or four, 20% five to eight.
+// The swarm's rank mix (kSwarm.ranks): `pick` chooses within the band of `roll`.
 int fit_ranks(int roll, int pick) {
-    if (roll < 30) {
+    const sim::RankMix& mix = kSwarm.ranks;
+    const auto within = [pick](sim::Range<int> band) { return band.lo + pick % (band.hi - band.lo + 1); };
+    if (roll < mix.one_rank_below) {
         return 1;
     }
-    if (roll < 55) {
+    if (roll < mix.two_ranks_below) {
         return 2;
     }
-    if (roll < 80) {
-        return 3 + pick % 2;
+    if (roll < mix.few_below) {
+        return within(mix.few);
     }
-    return 5 + pick % 4;
+    return within(mix.many);
+}
+
+// Enough picks to reach every rank count of the widest band.
+constexpr int kRankPicks =
+    std::max(kSwarm.ranks.few.hi - kSwarm.ranks.few.lo, kSwarm.ranks.many.hi - kSwarm.ranks.many.lo) + 1;
+
+// Every tie policy in declaration order (reset first, the default a policy shrinks to).
+std::vector<TiePolicy> all_tie_policies() {
+    std::vector<TiePolicy> policies;
+    for (std::size_t i = 0; i < sim::enumerator_count<TiePolicy>(); ++i) {
+        policies.push_back(static_cast<TiePolicy>(i));
+    }
+    return policies;
 }
 
 // The same generator over a different random stream. RapidCheck's reproduce string records the
@@ -216,7 +254,7 @@ Scenario fit_scenario(const ScenarioDraw& d, const ScenarioFocus& focus) {
     s.save_strategy = d.epoch_saves ? sim::SaveStrategy::epoch : sim::SaveStrategy::steps;
     s.save_steps = d.save_steps;
     if (d.gate_steps) {
-        s.gate_steps = {10, 25, 50};  // the seed's warm-up gates, as the swarm uses them
+        s.gate_steps.assign(kSwarm.gates.begin(), kSwarm.gates.end());
     }
     if (d.regular) {
         s.regular_steps = d.regular_steps;
@@ -247,11 +285,12 @@ rc::Gen<sim::ScoreModelConfig> gen_score_model() {
         bool noisy_replay = false;
         bool external_baseline = false;
     };
-    // Scripted scores on the swarm's grid of fortieths: short scripts shrink toward all-zero
-    // (every evaluation a tie), which is as simple as a score model gets.
+    // Scripted scores on the swarm's grid: short scripts shrink toward all-zero (every evaluation
+    // a tie), which is as simple as a score model gets.
     const auto script = rc::gen::withSize([](int size) {
-        return rc::gen::resize(std::clamp(size, 0, 100) / 5,
-                               rc::gen::nonEmpty(rc::gen::container<std::vector<int>>(uniform(0, 41))));
+        return rc::gen::resize(
+            std::clamp(size, 0, 100) / 5,
+            rc::gen::nonEmpty(rc::gen::container<std::vector<int>>(uniform(0, kSwarm.score_grid + 1))));
     });
     const auto draw = rc::gen::build<ScoreDraw>(
         // random_walk first: it is the default, and what a score model shrinks to.
@@ -259,14 +298,15 @@ rc::Gen<sim::ScoreModelConfig> gen_score_model() {
             &ScoreDraw::kind,
             choice<sim::ScoreKind>({sim::ScoreKind::random_walk, sim::ScoreKind::scripted,
                                     sim::ScoreKind::quantised, sim::ScoreKind::improve_then_plateau})),
-        rc::gen::set(&ScoreDraw::script, script), rc::gen::set(&ScoreDraw::noisy_replay, gen_chance(1, 2)),
-        rc::gen::set(&ScoreDraw::external_baseline, gen_chance(3, 10)));
+        rc::gen::set(&ScoreDraw::script, script),
+        rc::gen::set(&ScoreDraw::noisy_replay, gen_chance(kSwarm.noisy_replay)),
+        rc::gen::set(&ScoreDraw::external_baseline, gen_chance(kSwarm.external_baseline)));
     return rc::gen::map(draw, [](const ScoreDraw& d) {
         sim::ScoreModelConfig config;
         config.kind = d.kind;
         if (d.kind == sim::ScoreKind::scripted) {
             for (const int q : d.script) {
-                config.script.push_back(static_cast<double>(q) / 40.0);
+                config.script.push_back(static_cast<double>(q) / kSwarm.score_grid);
             }
         }
         config.noisy_replay = d.noisy_replay;
@@ -281,27 +321,26 @@ rc::Gen<sim::Scenario> gen_scenario(ScenarioFocus focus) {
         // then the schedule and the policy, and the seed (scores, scheduling, power loss) last.
         rc::gen::set(&ScenarioDraw::max_steps, gen_max_steps(focus.max_steps_cap)),
         rc::gen::set(&ScenarioDraw::ranks_roll, uniform(0, 100)),
-        rc::gen::set(&ScenarioDraw::ranks_pick, uniform(0, 4)),
+        rc::gen::set(&ScenarioDraw::ranks_pick, uniform(0, kRankPicks)),
         rc::gen::set(&ScenarioDraw::faults, gen_fault_draws()),
         rc::gen::set(&ScenarioDraw::score, gen_score_model()),
-        rc::gen::set(&ScenarioDraw::gate_steps, gen_chance(1, 2)),
-        rc::gen::set(&ScenarioDraw::regular, gen_chance(3, 10)),
-        rc::gen::set(&ScenarioDraw::regular_steps, uniform<std::int64_t>(40, 121)),
-        rc::gen::set(&ScenarioDraw::steps_per_epoch, uniform<std::int64_t>(60, 401)),
-        rc::gen::set(&ScenarioDraw::epoch_saves, gen_chance(1, 5)),
-        rc::gen::set(&ScenarioDraw::save_steps, uniform<std::int64_t>(20, 61)),
-        rc::gen::set(&ScenarioDraw::patience, uniform<std::int64_t>(2, 7)),
-        rc::gen::set(&ScenarioDraw::tie_policy, choice<TiePolicy>({TiePolicy::reset, TiePolicy::ignore,
-                                                                   TiePolicy::stop, TiePolicy::count})),
-        rc::gen::set(&ScenarioDraw::warmup, gen_chance(1, 2)),
-        rc::gen::set(&ScenarioDraw::patience_start_step, uniform<std::int64_t>(50, 201)),
-        rc::gen::set(&ScenarioDraw::several_kept, gen_chance(2, 5)),
-        rc::gen::set(&ScenarioDraw::save_total_limit, uniform<std::int64_t>(2, 4)),
-        rc::gen::set(&ScenarioDraw::protect_best, gen_chance(3, 10)),
-        rc::gen::set(&ScenarioDraw::transformers_resume, gen_chance(1, 4)),
-        rc::gen::set(&ScenarioDraw::early_stopping_callbacks, uniform(0, 4)),
-        rc::gen::set(&ScenarioDraw::early_stopping_state_keys, gen_chance(1, 2)),
-        rc::gen::set(&ScenarioDraw::watchdog_off, gen_chance(3, 20)),
+        rc::gen::set(&ScenarioDraw::gate_steps, gen_chance(kSwarm.gate_steps)),
+        rc::gen::set(&ScenarioDraw::regular, gen_chance(kSwarm.regular)),
+        rc::gen::set(&ScenarioDraw::regular_steps, uniform(kSwarm.regular_steps)),
+        rc::gen::set(&ScenarioDraw::steps_per_epoch, uniform(kSwarm.steps_per_epoch)),
+        rc::gen::set(&ScenarioDraw::epoch_saves, gen_chance(kSwarm.epoch_saves)),
+        rc::gen::set(&ScenarioDraw::save_steps, uniform(kSwarm.save_steps)),
+        rc::gen::set(&ScenarioDraw::patience, uniform(kSwarm.patience)),
+        rc::gen::set(&ScenarioDraw::tie_policy, choice<TiePolicy>(all_tie_policies())),
+        rc::gen::set(&ScenarioDraw::warmup, gen_chance(kSwarm.no_warmup.complement())),
+        rc::gen::set(&ScenarioDraw::patience_start_step, uniform(kSwarm.patience_start_step)),
+        rc::gen::set(&ScenarioDraw::several_kept, gen_chance(kSwarm.keep_one.complement())),
+        rc::gen::set(&ScenarioDraw::save_total_limit, uniform(kSwarm.save_total_limit)),
+        rc::gen::set(&ScenarioDraw::protect_best, gen_chance(kSwarm.protect_best)),
+        rc::gen::set(&ScenarioDraw::transformers_resume, gen_chance(kSwarm.transformers_resume)),
+        rc::gen::set(&ScenarioDraw::early_stopping_callbacks, uniform(kSwarm.early_stopping_callbacks)),
+        rc::gen::set(&ScenarioDraw::early_stopping_state_keys, gen_chance(kSwarm.early_stopping_state_keys)),
+        rc::gen::set(&ScenarioDraw::watchdog_off, gen_chance(kSwarm.watchdog.complement())),
         rc::gen::set(&ScenarioDraw::seed, rc::gen::arbitrary<std::uint64_t>()));
     return on_stream(rc::gen::map(draw, [focus](const ScenarioDraw& d) { return fit_scenario(d, focus); }),
                      focus.stream);

@@ -1,3 +1,6 @@
+// RapidCheck generators of whole scenarios for the properties: valid by construction, shrinkable
+// field by field, drawn over the swarm's ranges and odds (sim/scenario/swarm_ranges.hpp).
+// Depends on the scenario vocabulary and RapidCheck; never on a simulation run.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +25,9 @@ struct ScenarioFocus {
 
 // Scenarios built field by field, not from a seed, so RapidCheck can shrink each field on its
 // own: toward fewer steps, one rank, no faults, a short script or a random walk, no gate or
-// regular steps, and the Scenario defaults. Every field the swarm draws (sim/scenario/swarm.cpp) is
-// drawn here over the same ranges; the length of a run and the number of faults grow with
-// RapidCheck's size. Every scenario passes Scenario::validate().
+// regular steps, and the Scenario defaults. Every field the swarm draws is drawn here over the
+// same ranges and odds, read from the one table both use (sim/scenario/swarm_ranges.hpp); the length of a run
+// and the number of faults grow with RapidCheck's size. Every scenario passes Scenario::validate().
 rc::Gen<sim::Scenario> gen_scenario(ScenarioFocus focus = {});
 
 rc::Gen<sim::ScoreModelConfig> gen_score_model();

@@ -1,3 +1,7 @@
+// The simulator's only source of randomness: one 64-bit seed, xoshiro256++ through splitmix64, and
+// every mapping from bits to values written out, so a seed reproduces a run on any conforming
+// compiler. Draws are bounded (asserted); streams derive by name or index without shifting each
+// other. Depends on the standard library and trace_hash.hpp (FNV for stream names).
 #pragma once
 
 #include <array>
@@ -10,6 +14,7 @@
 #include <tuple>
 #include <utility>
 
+#include "sim/base/assert.hpp"
 #include "sim/base/trace_hash.hpp"
 
 namespace ckpt::sim {
@@ -134,6 +139,7 @@ class Rng {
                 std::tie(high, low) = mul_wide(next_u64(), bound);
             }
         }
+        CKPT_ASSERT(high < bound);
         return high;
     }
 

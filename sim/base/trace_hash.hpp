@@ -1,3 +1,6 @@
+// FNV-1a 64 and the running hash of a trace: byte-defined, so equal traces hash equal on every
+// compiler, library and CPU (the exploration's trace hash is how behaviour is fingerprinted).
+// Not collision resistant against an adversary. Depends on the standard library only.
 #pragma once
 
 #include <cstdint>

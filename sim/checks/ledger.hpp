@@ -46,6 +46,16 @@ struct SidecarRecord {
     std::string bytes;  // the durable bytes the write left
 };
 
+// The durable sidecar as read apart: its bytes, their parse, and the policy state inside.
+struct SidecarReading {
+    std::optional<std::string> bytes;
+    nlohmann::json payload;         // discarded when the bytes do not parse
+    bool has_policy_state = false;  // the payload is an object holding checkpoint_eval_state
+    std::optional<CheckpointEvaluationState> state;
+
+    const nlohmann::json& policy_state() const { return payload.at("checkpoint_eval_state"); }
+};
+
 struct Ledger {
     std::vector<EvaluationRecord> evaluations;
     // Every state a decision of this run produced, on every branch of its history (a resume to
@@ -54,6 +64,7 @@ struct Ledger {
     std::vector<CheckpointEvaluationState> decided_states;
     std::map<std::int64_t, CheckpointRecord> checkpoints;
     std::optional<SidecarRecord> sidecar;  // the last durably recorded sidecar
+    SidecarReading sidecar_after_write;    // what the durable view held when the last write returned
     bool sidecar_damaged = false;          // an injected fault corrupted it since
     std::map<std::int64_t, bool> checkpoint_damaged;
 

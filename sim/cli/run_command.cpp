@@ -4,6 +4,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_report.hpp"
+#include "sim/scenario/swarm.hpp"
 
 namespace ckpt::cli {
 namespace {

@@ -22,10 +22,9 @@ std::string describe_faults(const sim::Scenario& scenario) {
                                 ? std::string("job")
                                 : std::string("rank ").append(std::to_string(fault.rank)));
                 item.append(", ");
-                if (fault.kind == sim::CrashKind::process_kill) {
-                    item.append("process_kill");
-                } else {
-                    item.append("power_loss:").append(sim::to_string(fault.power_loss));
+                item.append(sim::kCrashKindNames.name(fault.kind));
+                if (fault.kind == sim::CrashKind::power_loss) {
+                    item.append(":").append(sim::to_string(fault.power_loss));
                 }
                 item.append(")");
                 break;
@@ -81,7 +80,7 @@ void print_report(std::ostream& out, const ScenarioReport& report) {
                                                         : std::string("epoch"))
         << ", patience " << s.policy.patience << ", tie " << to_string(s.policy.tie_policy)
         << ", save_total_limit " << s.save_total_limit << ", resume rule "
-        << (s.resume_rule == sim::ResumeRule::fixed ? "fixed" : "transformers") << "\n";
+        << sim::kResumeRuleNames.name(s.resume_rule) << "\n";
     out << "  faults: " << describe_faults(s) << "\n";
     out << "outcome: " << sim::to_string(r.outcome) << " (" << r.outcome_detail << ")\n";
     out << "  " << r.stats.steps << " steps, " << r.stats.evaluations << " evaluations, "

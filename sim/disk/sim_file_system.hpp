@@ -1,3 +1,6 @@
+// SimFileSystem: the FileSystem port over an in-memory, crash-consistent disk. It guarantees the
+// crash model of DESIGN.md (volatile and durable state, an un-synced log replayable in any prefix)
+// and gives oracles read-only views of both states. Depends on policy/ports and sim/base only.
 #pragma once
 
 #include <array>
@@ -13,7 +16,9 @@
 #include <vector>
 
 #include "policy/ports/file_system.hpp"
+#include "sim/base/enum_names.hpp"
 #include "sim/base/rng.hpp"
+#include "sim/disk/disk_faults.hpp"
 
 namespace ckpt::sim {
 
@@ -34,9 +39,27 @@ enum class FsOp : std::uint8_t {
     readlink,
     stat,
 };
-inline constexpr std::size_t kFsOpCount = 13;
+inline constexpr auto kFsOpNames = make_enum_names<FsOp>({
+    {FsOp::read_file, "read_file"},
+    {FsOp::write_file, "write_file"},
+    {FsOp::fsync_file, "fsync_file"},
+    {FsOp::fsync_dir, "fsync_dir"},
+    {FsOp::rename, "rename"},
+    {FsOp::unlink, "unlink"},
+    {FsOp::mkdir, "mkdir"},
+    {FsOp::rmdir, "rmdir"},
+    {FsOp::remove_tree, "remove_tree"},
+    {FsOp::list_dir, "list_dir"},
+    {FsOp::symlink, "symlink"},
+    {FsOp::readlink, "readlink"},
+    {FsOp::stat, "stat"},
+});
+static_assert(kFsOpNames.complete());
+inline constexpr std::size_t kFsOpCount = kFsOpNames.size();
 
-std::string_view to_string(FsOp op) noexcept;
+constexpr std::string_view to_string(FsOp op) noexcept {
+    return kFsOpNames.name(op);
+}
 
 // What the hooks are told about a call. The views are valid only during the hook call.
 struct FsOperation {
@@ -45,30 +68,6 @@ struct FsOperation {
     std::string_view other;  // rename: the destination; symlink: the target text; else empty
     std::size_t size = 0;    // write_file: the bytes the caller asked to write
 };
-
-// A fault the injector can ask for. Failed calls report the errno below as a FileSystemError.
-//  - enospc / eio: the call fails. A mutating call has no effect, except write_file, which
-//    fails after its open(O_CREAT|O_TRUNC) succeeded: the file exists and is empty, as a real
-//    write() that fails on its first byte leaves it.
-//  - short_write: write_file writes only the first `short_write_bytes` bytes (clamped to the
-//    data size) and then fails with ENOSPC, as a write() that returned less followed by a write()
-//    that hit a full disk. On any other operation it is ENOSPC.
-enum class FaultKind : std::uint8_t { none, enospc, eio, short_write };
-
-struct Fault {
-    FaultKind kind = FaultKind::none;
-    std::size_t short_write_bytes = 0;
-};
-
-// Which un-synced operations a power loss keeps (ALICE's three outcomes).
-//  - strict: none of them.
-//  - prefix: a uniformly drawn prefix of the un-synced operations, in their original order.
-//  - torn: a uniformly drawn prefix of the un-synced directory operations, and each un-synced
-//    file write independently lost, kept whole or torn (cut short, or its leading bytes
-//    written over the old content), as writeback flushes pages out of order.
-enum class PowerLossMode : std::uint8_t { strict, prefix, torn };
-
-std::string_view to_string(PowerLossMode mode) noexcept;
 
 struct PowerLossReport {
     std::size_t pending = 0;  // un-synced operations when the power went out

@@ -1,15 +1,20 @@
+// The durability half of SimFileSystem: the log of un-synced operations, what fsync commits,
+// what a power loss keeps, damage at rest, and the read-only views oracles inspect. Every durable
+// change comes from replaying a log record (or a whole-file commit), never from the visible state.
 #include <algorithm>
 #include <cerrno>
 #include <utility>
 
+#include "sim/base/assert.hpp"
+#include "sim/base/enum_names.hpp"
 #include "sim/disk/sim_file_system.hpp"
-
-// The durability half of SimFileSystem: the log of un-synced operations, what fsync commits,
-// what a power loss keeps, damage at rest, and the read-only views oracles inspect.
 
 namespace ckpt::sim {
 
 namespace {
+
+// What a torn power loss does to one un-synced file write, each equally likely.
+enum class WriteFate : std::uint8_t { lost, kept, torn };
 
 std::string_view bytes_of(const std::shared_ptr<const std::string>& content) noexcept {
     return content ? std::string_view(*content) : std::string_view();
@@ -61,19 +66,8 @@ std::shared_ptr<const std::string> damage(std::string_view bytes, Rng& rng, std:
 
 }  // namespace
 
-std::string_view to_string(PowerLossMode mode) noexcept {
-    switch (mode) {
-        case PowerLossMode::strict:
-            return "strict";
-        case PowerLossMode::prefix:
-            return "prefix";
-        case PowerLossMode::torn:
-            return "torn";
-    }
-    return "unknown";
-}
-
 void SimFileSystem::link_entry(InodeId dir, std::string_view name, InodeId inode) {
+    CKPT_ASSERT(node(dir).kind == EntryKind::directory);
     node(dir).visible_entries.insert_or_assign(std::string(name), inode);
     LogRecord record;
     record.kind = LogRecord::Kind::link;
@@ -85,7 +79,9 @@ void SimFileSystem::link_entry(InodeId dir, std::string_view name, InodeId inode
 
 void SimFileSystem::unlink_entry(InodeId dir, std::string_view name) {
     Entries& visible = node(dir).visible_entries;
-    visible.erase(visible.find(name));
+    const auto entry = visible.find(name);
+    CKPT_ASSERT(entry != visible.end());  // callers unlink only what their lookup found
+    visible.erase(entry);
     LogRecord record;
     record.kind = LogRecord::Kind::unlink;
     record.dir = dir;
@@ -94,6 +90,7 @@ void SimFileSystem::unlink_entry(InodeId dir, std::string_view name) {
 }
 
 void SimFileSystem::set_content(InodeId file, Content data) {
+    CKPT_ASSERT(node(file).kind == EntryKind::file);
     node(file).visible_data = data;
     LogRecord record;
     record.kind = LogRecord::Kind::data;
@@ -103,6 +100,9 @@ void SimFileSystem::set_content(InodeId file, Content data) {
 }
 
 void SimFileSystem::apply_durably(const LogRecord& record) {
+    // Entry records change directories and data records change files, in both states alike.
+    CKPT_ASSERT(record.kind == LogRecord::Kind::data ? node(record.inode).kind == EntryKind::file
+                                                     : node(record.dir).kind == EntryKind::directory);
     switch (record.kind) {
         case LogRecord::Kind::link:
             node(record.dir).durable_entries.insert_or_assign(record.name, record.inode);
@@ -197,14 +197,14 @@ PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
                 }
                 continue;
             }
-            switch (rng.below(3)) {
-                case 0:  // lost
+            switch (static_cast<WriteFate>(rng.below(enumerator_count<WriteFate>()))) {
+                case WriteFate::lost:
                     break;
-                case 1:
+                case WriteFate::kept:
                     apply_durably(record);
                     ++report.kept;
                     break;
-                default: {
+                case WriteFate::torn: {
                     Inode& file = node(record.inode);
                     file.durable_data = tear(bytes_of(file.durable_data), bytes_of(record.data), rng);
                     ++report.torn;
@@ -213,6 +213,7 @@ PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
             }
         }
     }
+    CKPT_ASSERT(report.kept + report.torn <= report.pending);
     log_.clear();
     adopt_durable_state();
     return report;

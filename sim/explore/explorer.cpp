@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "sim/base/trace_hash.hpp"
+#include "sim/scenario/swarm.hpp"
 
 namespace ckpt::sim {
 namespace {

@@ -1,3 +1,7 @@
+// The rank scheduler's interface: run a job's ranks as fibers, one at a time, switching only in
+// collectives, with kills, hang reports and a watchdog. Same chooser decisions, same run. The
+// fiber machinery stays behind it (rank_scheduler_impl.hpp); depends on nlohmann::json and the
+// rank limit only.
 #pragma once
 
 #include <cstddef>
@@ -12,11 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ckpt::sim {
+#include "sim/ranks/rank_limit.hpp"
 
-// Runnable ranks are tracked in a bit mask and offered to the chooser from a fixed array, so the scheduling
-// path never allocates; eight covers every topology the scenarios draw.
-inline constexpr int kMaxRanks = 8;
+namespace ckpt::sim {
 
 enum class CollectiveKind : std::uint8_t { barrier, broadcast };
 const char* to_string(CollectiveKind kind) noexcept;

@@ -1,3 +1,5 @@
+// SimCollective's calls forwarded to the scheduler's rendezvous for its rank; a world of one
+// only counts them, as no other rank can be waited for.
 #include "sim/ranks/sim_collective.hpp"
 
 #include <stdexcept>

@@ -1,3 +1,6 @@
+// SimCollective: the Collective port (barrier, broadcast) over the rank scheduler, so the real
+// trigger callback's distributed code runs unchanged in the simulator. Depends on policy/ports
+// and the scheduler.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,13 +1,17 @@
+// The crash points: the named places in the trainer and the callback where the simulator can
+// crash a process, with their one name table. Scenario files, traces, coverage reports and
+// per-point counters all index by it. Depends on sim/base only.
 #pragma once
 
-#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
+#include "sim/base/enum_names.hpp"
+
 namespace ckpt::sim {
 
-// The named places in the trainer and the callback where the simulator can crash a process.
 // Each is also a checkpoint for the oracles: P4 is checked at every crash point that is passed,
 // whether or not a crash is injected there.
 enum class CrashPoint : std::uint8_t {
@@ -23,33 +27,29 @@ enum class CrashPoint : std::uint8_t {
     inside_sidecar_write,        // an operation of the sidecar's atomic replace
     after_on_save,               // the commit finished
 };
-inline constexpr std::size_t kCrashPointCount = 11;
 
-inline constexpr std::array<std::string_view, kCrashPointCount> kCrashPointNames{
-    "step_end",
-    "after_evaluation",
-    "inside_checkpoint_write",
-    "inside_trainer_state_write",
-    "before_checkpoint_fsync",
-    "during_rotation",
-    "after_checkpoint_write",
-    "inside_link_update",
-    "between_link_and_sidecar",
-    "inside_sidecar_write",
-    "after_on_save",
-};
+inline constexpr auto kCrashPointNames = make_enum_names<CrashPoint>({
+    {CrashPoint::step_end, "step_end"},
+    {CrashPoint::after_evaluation, "after_evaluation"},
+    {CrashPoint::inside_checkpoint_write, "inside_checkpoint_write"},
+    {CrashPoint::inside_trainer_state_write, "inside_trainer_state_write"},
+    {CrashPoint::before_checkpoint_fsync, "before_checkpoint_fsync"},
+    {CrashPoint::during_rotation, "during_rotation"},
+    {CrashPoint::after_checkpoint_write, "after_checkpoint_write"},
+    {CrashPoint::inside_link_update, "inside_link_update"},
+    {CrashPoint::between_link_and_sidecar, "between_link_and_sidecar"},
+    {CrashPoint::inside_sidecar_write, "inside_sidecar_write"},
+    {CrashPoint::after_on_save, "after_on_save"},
+});
+static_assert(kCrashPointNames.complete());
+inline constexpr std::size_t kCrashPointCount = kCrashPointNames.size();
 
 constexpr std::string_view to_string(CrashPoint point) noexcept {
-    return kCrashPointNames[static_cast<std::size_t>(point)];
+    return kCrashPointNames.name(point);
 }
 
 constexpr std::optional<CrashPoint> parse_crash_point(std::string_view name) noexcept {
-    for (std::size_t i = 0; i < kCrashPointCount; ++i) {
-        if (kCrashPointNames[i] == name) {
-            return static_cast<CrashPoint>(i);
-        }
-    }
-    return std::nullopt;
+    return kCrashPointNames.parse(name);
 }
 
 }  // namespace ckpt::sim

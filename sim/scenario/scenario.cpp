@@ -1,8 +1,12 @@
+// Scenario files: validation and the JSON form, read field by field so every error names its path
+// ("faults[2].rank: ..."). Names come from the tables beside each enum (scenario.hpp) and, for the
+// tie policy, from policy/core, so a name is spelled in exactly one place.
 #include "sim/scenario/scenario.hpp"
 
 #include <algorithm>
 #include <type_traits>
 
+#include "policy/core/tie_policy.hpp"
 #include "sim/base/enum_names.hpp"
 
 namespace ckpt::sim {
@@ -10,37 +14,25 @@ namespace {
 
 using nlohmann::json;
 
-constexpr EnumNames<SaveStrategy, 2> kSaveStrategies{
-    {{{SaveStrategy::steps, "steps"}, {SaveStrategy::epoch, "epoch"}}}};
-constexpr EnumNames<ResumeRule, 2> kResumeRules{
-    {{{ResumeRule::transformers, "transformers"}, {ResumeRule::fixed, "fixed"}}}};
-constexpr EnumNames<ScoreKind, 4> kScoreKinds{{{{ScoreKind::scripted, "scripted"},
-                                                {ScoreKind::random_walk, "random_walk"},
-                                                {ScoreKind::improve_then_plateau, "improve_then_plateau"},
-                                                {ScoreKind::quantised, "quantised"}}}};
-constexpr EnumNames<FaultAction, 6> kFaultActions{{{{FaultAction::crash, "crash"},
-                                                    {FaultAction::io_error, "io_error"},
-                                                    {FaultAction::corrupt_sidecar, "corrupt_sidecar"},
-                                                    {FaultAction::corrupt_checkpoint, "corrupt_checkpoint"},
-                                                    {FaultAction::rank_death, "rank_death"},
-                                                    {FaultAction::preemption, "preemption"}}}};
-constexpr EnumNames<CrashScope, 2> kCrashScopes{{{{CrashScope::job, "job"}, {CrashScope::rank, "rank"}}}};
-constexpr EnumNames<CrashKind, 2> kCrashKinds{
-    {{{CrashKind::process_kill, "process_kill"}, {CrashKind::power_loss, "power_loss"}}}};
-constexpr EnumNames<PowerLossMode, 3> kPowerLossModes{
-    {{{PowerLossMode::strict, "strict"}, {PowerLossMode::prefix, "prefix"}, {PowerLossMode::torn, "torn"}}}};
-constexpr EnumNames<IoTarget, 6> kIoTargets{{{{IoTarget::sidecar_write, "sidecar_write"},
-                                              {IoTarget::sidecar_fsync, "sidecar_fsync"},
-                                              {IoTarget::sidecar_rename, "sidecar_rename"},
-                                              {IoTarget::directory_fsync, "directory_fsync"},
-                                              {IoTarget::link_symlink, "link_symlink"},
-                                              {IoTarget::link_rename, "link_rename"}}}};
-constexpr EnumNames<FaultKind, 3> kIoErrors{
-    {{{FaultKind::enospc, "enospc"}, {FaultKind::eio, "eio"}, {FaultKind::short_write, "short_write"}}}};
-constexpr EnumNames<TiePolicy, 4> kTiePolicies{{{{TiePolicy::reset, "reset"},
-                                                 {TiePolicy::ignore, "ignore"},
-                                                 {TiePolicy::stop, "stop"},
-                                                 {TiePolicy::count, "count"}}}};
+// The tie policy's names belong to policy/core; a scenario file accepts them exactly as
+// to_string spells them (no trimming or case folding, unlike the seed's parser).
+std::optional<TiePolicy> parse_exact_tie_policy(std::string_view text) {
+    for (std::size_t i = 0; i < enumerator_count<TiePolicy>(); ++i) {
+        const auto policy = static_cast<TiePolicy>(i);
+        if (to_string(policy) == text) {
+            return policy;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string tie_policy_choices() {
+    std::string out;
+    for (std::size_t i = 0; i < enumerator_count<TiePolicy>(); ++i) {
+        out += (out.empty() ? "" : ", ") + std::string(to_string(static_cast<TiePolicy>(i)));
+    }
+    return out;
+}
 
 [[noreturn]] void bad_field(const std::string& field, const std::string& why) {
     throw ScenarioError("scenario field '" + field + "': " + why);
@@ -97,15 +89,29 @@ class Reader {
         return value->get<bool>();
     }
 
+    // One of the names in `names` from index `first` on (earlier values are not a scenario's to ask for).
     template <typename Enum, std::size_t N>
-    Enum choice(const char* key, Enum fallback, const EnumNames<Enum, N>& names) const {
+    Enum choice(const char* key, Enum fallback, const EnumNames<Enum, N>& names,
+                std::size_t first = 0) const {
+        return choice_by(
+            key, fallback,
+            [&](std::string_view text) {
+                const auto parsed = names.parse(text);
+                return parsed && static_cast<std::size_t>(*parsed) >= first ? parsed : std::nullopt;
+            },
+            [&] { return names.choices(first); });
+    }
+
+    template <typename Enum, typename Parse, typename Choices>
+    Enum choice_by(const char* key, Enum fallback, Parse&& parse, Choices&& choices) const {
         const auto* value = find(key);
         if (value == nullptr) {
             return fallback;
         }
-        const auto parsed = value->is_string() ? names.parse(value->get<std::string>()) : std::nullopt;
+        const std::optional<Enum> parsed =
+            value->is_string() ? parse(value->get<std::string>()) : std::nullopt;
         if (!parsed) {
-            bad_field(path(key), "must be one of: " + names.choices());
+            bad_field(path(key), "must be one of: " + choices());
         }
         return *parsed;
     }
@@ -132,23 +138,23 @@ class Reader {
 constexpr std::int64_t kMaxSteps = 10'000'000;
 
 json fault_to_json(const PlannedFault& fault) {
-    json out = {{"action", kFaultActions.name(fault.action)}};
+    json out = {{"action", kFaultActionNames.name(fault.action)}};
     switch (fault.action) {
         case FaultAction::crash:
             out["point"] = to_string(fault.point);
             out["occurrence"] = fault.occurrence;
-            out["scope"] = kCrashScopes.name(fault.scope);
-            out["kind"] = kCrashKinds.name(fault.kind);
+            out["scope"] = kCrashScopeNames.name(fault.scope);
+            out["kind"] = kCrashKindNames.name(fault.kind);
             if (fault.kind == CrashKind::power_loss) {
-                out["power_loss"] = kPowerLossModes.name(fault.power_loss);
+                out["power_loss"] = kPowerLossModeNames.name(fault.power_loss);
             }
             if (fault.scope == CrashScope::rank) {
                 out["rank"] = fault.rank;
             }
             break;
         case FaultAction::io_error:
-            out["target"] = kIoTargets.name(fault.target);
-            out["error"] = kIoErrors.name(fault.error);
+            out["target"] = kIoTargetNames.name(fault.target);
+            out["error"] = kFaultKindNames.name(fault.error);
             out["occurrence"] = fault.occurrence;
             break;
         case FaultAction::rank_death:
@@ -172,41 +178,56 @@ PlannedFault fault_from_json(const json& document, const std::string& prefix) {
         bad_field(r.path("action"), "is required");
     }
     PlannedFault fault;
-    fault.action = r.choice("action", FaultAction::crash, kFaultActions);
-    if (const auto* point = r.find("point")) {
-        const auto parsed = point->is_string() ? parse_crash_point(point->get<std::string>()) : std::nullopt;
-        if (!parsed) {
-            std::string names;
-            for (const auto name : kCrashPointNames) {
-                names += (names.empty() ? "" : ", ") + std::string(name);
-            }
-            bad_field(r.path("point"), "must be one of: " + names);
-        }
-        fault.point = *parsed;
-    }
+    fault.action = r.choice("action", FaultAction::crash, kFaultActionNames);
+    fault.point = r.choice("point", CrashPoint::step_end, kCrashPointNames);
     fault.occurrence = r.integer<std::uint32_t>("occurrence", 1, 1, 1'000'000);
-    fault.scope = r.choice("scope", CrashScope::job, kCrashScopes);
-    fault.kind = r.choice("kind", CrashKind::process_kill, kCrashKinds);
-    fault.power_loss = r.choice("power_loss", PowerLossMode::strict, kPowerLossModes);
-    fault.rank = r.integer<int>("rank", 0, 0, 7);
+    fault.scope = r.choice("scope", CrashScope::job, kCrashScopeNames);
+    fault.kind = r.choice("kind", CrashKind::process_kill, kCrashKindNames);
+    fault.power_loss = r.choice("power_loss", PowerLossMode::strict, kPowerLossModeNames);
+    fault.rank = r.integer<int>("rank", 0, 0, kMaxRanks - 1);
     fault.at_step = r.integer<std::int64_t>("at_step", 0, 0, kMaxSteps);
-    fault.target = r.choice("target", IoTarget::sidecar_write, kIoTargets);
-    fault.error = r.choice("error", FaultKind::eio, kIoErrors);
+    fault.target = r.choice("target", IoTarget::sidecar_write, kIoTargetNames);
+    fault.error = r.choice("error", FaultKind::eio, kFaultKindNames, kFirstInjectedFaultKind);
     return fault;
+}
+
+PolicySettings policy_from_json(const json& document) {
+    const Reader p(document, "policy");
+    p.reject_unknown({"patience", "tie_policy", "patience_start_step"});
+    PolicySettings policy;
+    policy.patience = p.integer<std::int64_t>("patience", 3, 1, 1'000'000);
+    policy.tie_policy =
+        p.choice_by("tie_policy", TiePolicy::reset, parse_exact_tie_policy, tie_policy_choices);
+    policy.patience_start_step = p.integer<std::int64_t>("patience_start_step", 0, 0, kMaxSteps);
+    return policy;
+}
+
+ScoreModelConfig score_from_json(const json& document) {
+    const Reader sc(document, "score");
+    sc.reject_unknown({"kind", "script", "noisy_replay", "external_baseline"});
+    ScoreModelConfig score;
+    score.kind = sc.choice("kind", ScoreKind::random_walk, kScoreKindNames);
+    if (const auto* script = sc.find("script")) {
+        if (!script->is_array()) {
+            bad_field("score.script", "must be a list of numbers");
+        }
+        for (const auto& value : *script) {
+            if (!value.is_number()) {
+                bad_field("score.script", "must be a list of numbers");
+            }
+            score.script.push_back(value.get<double>());
+        }
+    }
+    score.noisy_replay = sc.boolean("noisy_replay", false);
+    score.external_baseline = sc.boolean("external_baseline", false);
+    return score;
 }
 
 }  // namespace
 
-std::string_view to_string(FaultAction action) noexcept {
-    return kFaultActions.name(action);
-}
-std::string_view to_string(IoTarget target) noexcept {
-    return kIoTargets.name(target);
-}
-
 void Scenario::validate() const {
-    if (ranks < 1 || ranks > 8) {
-        bad_field("ranks", "must be between 1 and 8");
+    if (ranks < 1 || ranks > kMaxRanks) {
+        bad_field("ranks", "must be between 1 and " + std::to_string(kMaxRanks));
     }
     if (max_steps < 1 || max_steps > kMaxSteps) {
         bad_field("max_steps", "must be between 1 and " + std::to_string(kMaxSteps));
@@ -258,21 +279,21 @@ json Scenario::to_json() const {
         {"ranks", ranks},
         {"max_steps", max_steps},
         {"steps_per_epoch", steps_per_epoch},
-        {"save_strategy", kSaveStrategies.name(save_strategy)},
+        {"save_strategy", kSaveStrategyNames.name(save_strategy)},
         {"save_steps", save_steps},
         {"gate_steps", gate_steps},
         {"regular_steps", regular_steps ? json(*regular_steps) : json(nullptr)},
         {"policy",
          {{"patience", policy.patience},
-          {"tie_policy", kTiePolicies.name(policy.tie_policy)},
+          {"tie_policy", to_string(policy.tie_policy)},
           {"patience_start_step", policy.patience_start_step}}},
         {"save_total_limit", save_total_limit},
         {"protect_best_in_rotation", protect_best_in_rotation},
-        {"resume_rule", kResumeRules.name(resume_rule)},
+        {"resume_rule", kResumeRuleNames.name(resume_rule)},
         {"early_stopping_callbacks", early_stopping_callbacks},
         {"early_stopping_state_keys", early_stopping_state_keys},
         {"score",
-         {{"kind", kScoreKinds.name(score.kind)},
+         {{"kind", kScoreKindNames.name(score.kind)},
           {"script", score.script},
           {"noisy_replay", score.noisy_replay},
           {"external_baseline", score.external_baseline}}},
@@ -292,10 +313,10 @@ Scenario Scenario::from_json(const json& document) {
     }
     Scenario s;
     s.seed = r.integer<std::uint64_t>("seed", 0, 0, UINT64_MAX);
-    s.ranks = r.integer<int>("ranks", 1, 1, 8);
+    s.ranks = r.integer<int>("ranks", 1, 1, kMaxRanks);
     s.max_steps = r.integer<std::int64_t>("max_steps", 500, 1, kMaxSteps);
     s.steps_per_epoch = r.integer<std::int64_t>("steps_per_epoch", 100, 1, kMaxSteps);
-    s.save_strategy = r.choice("save_strategy", SaveStrategy::steps, kSaveStrategies);
+    s.save_strategy = r.choice("save_strategy", SaveStrategy::steps, kSaveStrategyNames);
     s.save_steps = r.integer<std::int64_t>("save_steps", 50, 1, kMaxSteps);
     if (const auto* gates = r.find("gate_steps")) {
         if (!gates->is_array()) {
@@ -312,34 +333,15 @@ Scenario Scenario::from_json(const json& document) {
         s.regular_steps = r.integer<std::int64_t>("regular_steps", 0, 1, kMaxSteps);
     }
     if (const auto* policy = r.find("policy")) {
-        const Reader p(*policy, "policy");
-        p.reject_unknown({"patience", "tie_policy", "patience_start_step"});
-        s.policy.patience = p.integer<std::int64_t>("patience", 3, 1, 1'000'000);
-        s.policy.tie_policy = p.choice("tie_policy", TiePolicy::reset, kTiePolicies);
-        s.policy.patience_start_step = p.integer<std::int64_t>("patience_start_step", 0, 0, kMaxSteps);
+        s.policy = policy_from_json(*policy);
     }
     s.save_total_limit = r.integer<std::int64_t>("save_total_limit", 1, 1, 1000);
     s.protect_best_in_rotation = r.boolean("protect_best_in_rotation", false);
-    s.resume_rule = r.choice("resume_rule", ResumeRule::fixed, kResumeRules);
+    s.resume_rule = r.choice("resume_rule", ResumeRule::fixed, kResumeRuleNames);
     s.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
     if (const auto* score = r.find("score")) {
-        const Reader sc(*score, "score");
-        sc.reject_unknown({"kind", "script", "noisy_replay", "external_baseline"});
-        s.score.kind = sc.choice("kind", ScoreKind::random_walk, kScoreKinds);
-        if (const auto* script = sc.find("script")) {
-            if (!script->is_array()) {
-                bad_field("score.script", "must be a list of numbers");
-            }
-            for (const auto& value : *script) {
-                if (!value.is_number()) {
-                    bad_field("score.script", "must be a list of numbers");
-                }
-                s.score.script.push_back(value.get<double>());
-            }
-        }
-        s.score.noisy_replay = sc.boolean("noisy_replay", false);
-        s.score.external_baseline = sc.boolean("external_baseline", false);
+        s.score = score_from_json(*score);
     }
     if (const auto* faults = r.find("faults")) {
         if (!faults->is_array()) {

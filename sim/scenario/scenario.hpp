@@ -1,3 +1,7 @@
+// The scenario: everything a run depends on besides the build, as plain data with its scenario-file
+// form (to_json/from_json round-trip; validate names the first bad field). Each enum here keeps its
+// one name table beside it. Depends on policy/core (PolicySettings), sim/base, sim/disk's fault
+// vocabulary, sim/ranks' rank limit and the crash points; the swarm that draws scenarios is swarm.hpp.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +13,9 @@
 
 #include "policy/base/errors.hpp"
 #include "policy/core/checkpoint_evaluation_policy.hpp"
-#include "sim/disk/sim_file_system.hpp"
+#include "sim/base/enum_names.hpp"
+#include "sim/disk/disk_faults.hpp"
+#include "sim/ranks/rank_limit.hpp"
 #include "sim/scenario/crash_point.hpp"
 
 namespace ckpt::sim {
@@ -21,10 +27,24 @@ class ScenarioError : public ckpt::ValueError {
 };
 
 enum class SaveStrategy : std::uint8_t { steps, epoch };
+inline constexpr auto kSaveStrategyNames =
+    make_enum_names<SaveStrategy>({{SaveStrategy::steps, "steps"}, {SaveStrategy::epoch, "epoch"}});
+static_assert(kSaveStrategyNames.complete());
+
 // Which checkpoint a new incarnation resumes from: Transformers' get_last_checkpoint (largest N,
 // no completeness check) or the fixed rule (largest complete N).
 enum class ResumeRule : std::uint8_t { transformers, fixed };
+inline constexpr auto kResumeRuleNames =
+    make_enum_names<ResumeRule>({{ResumeRule::transformers, "transformers"}, {ResumeRule::fixed, "fixed"}});
+static_assert(kResumeRuleNames.complete());
+
 enum class ScoreKind : std::uint8_t { scripted, random_walk, improve_then_plateau, quantised };
+inline constexpr auto kScoreKindNames =
+    make_enum_names<ScoreKind>({{ScoreKind::scripted, "scripted"},
+                                {ScoreKind::random_walk, "random_walk"},
+                                {ScoreKind::improve_then_plateau, "improve_then_plateau"},
+                                {ScoreKind::quantised, "quantised"}});
+static_assert(kScoreKindNames.complete());
 
 struct ScoreModelConfig {
     ScoreKind kind = ScoreKind::random_walk;
@@ -44,8 +64,25 @@ enum class FaultAction : std::uint8_t {
     rank_death,          // one rank's process dies
     preemption,          // the whole job is killed cleanly and resumed
 };
+inline constexpr auto kFaultActionNames =
+    make_enum_names<FaultAction>({{FaultAction::crash, "crash"},
+                                  {FaultAction::io_error, "io_error"},
+                                  {FaultAction::corrupt_sidecar, "corrupt_sidecar"},
+                                  {FaultAction::corrupt_checkpoint, "corrupt_checkpoint"},
+                                  {FaultAction::rank_death, "rank_death"},
+                                  {FaultAction::preemption, "preemption"}});
+static_assert(kFaultActionNames.complete());
+
 enum class CrashScope : std::uint8_t { job, rank };
+inline constexpr auto kCrashScopeNames =
+    make_enum_names<CrashScope>({{CrashScope::job, "job"}, {CrashScope::rank, "rank"}});
+static_assert(kCrashScopeNames.complete());
+
 enum class CrashKind : std::uint8_t { process_kill, power_loss };
+inline constexpr auto kCrashKindNames = make_enum_names<CrashKind>(
+    {{CrashKind::process_kill, "process_kill"}, {CrashKind::power_loss, "power_loss"}});
+static_assert(kCrashKindNames.complete());
+
 enum class IoTarget : std::uint8_t {
     sidecar_write,
     sidecar_fsync,
@@ -54,6 +91,14 @@ enum class IoTarget : std::uint8_t {
     link_symlink,
     link_rename,
 };
+inline constexpr auto kIoTargetNames =
+    make_enum_names<IoTarget>({{IoTarget::sidecar_write, "sidecar_write"},
+                               {IoTarget::sidecar_fsync, "sidecar_fsync"},
+                               {IoTarget::sidecar_rename, "sidecar_rename"},
+                               {IoTarget::directory_fsync, "directory_fsync"},
+                               {IoTarget::link_symlink, "link_symlink"},
+                               {IoTarget::link_rename, "link_rename"}});
+static_assert(kIoTargetNames.complete());
 
 struct PlannedFault {
     FaultAction action = FaultAction::crash;
@@ -101,10 +146,11 @@ struct Scenario {
     static Scenario from_json(const nlohmann::json& document);
 };
 
-// The swarm: one seed draws a whole scenario, its features and its fault mix.
-Scenario draw_scenario(std::uint64_t seed);
-
-std::string_view to_string(FaultAction action) noexcept;
-std::string_view to_string(IoTarget target) noexcept;
+constexpr std::string_view to_string(FaultAction action) noexcept {
+    return kFaultActionNames.name(action);
+}
+constexpr std::string_view to_string(IoTarget target) noexcept {
+    return kIoTargetNames.name(target);
+}
 
 }  // namespace ckpt::sim

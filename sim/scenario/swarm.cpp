@@ -1,34 +1,57 @@
 // The swarm: every seed draws its whole configuration and fault mix (swarm testing), so a
-// default exploration covers feature combinations no hand-written scenario list would.
+// default exploration covers feature combinations no hand-written scenario list would. The
+// ranges are kSwarm's (swarm_ranges.hpp); the order of the draws below is part of every seed's
+// meaning, so it must not change.
+#include "sim/scenario/swarm.hpp"
+
+#include "policy/core/tie_policy.hpp"
+#include "sim/base/enum_names.hpp"
 #include "sim/base/rng.hpp"
-#include "sim/scenario/scenario.hpp"
+#include "sim/scenario/swarm_ranges.hpp"
 
 namespace ckpt::sim {
 namespace {
 
+bool roll(Rng& rng, Odds odds) {
+    return rng.chance(odds.numerator, odds.denominator);
+}
+
+template <typename T>
+T draw(Rng& rng, Range<T> range) {
+    return rng.uniform<T>(range.lo, range.hi);
+}
+
+// A uniformly drawn enumerator of an enum whose name table has `count` entries.
+template <typename Enum>
+Enum draw_enumerator(Rng& rng, std::size_t count) {
+    return static_cast<Enum>(rng.below(count));
+}
+
 int draw_ranks(Rng& rng) {
-    const auto roll = rng.below(100);
-    if (roll < 30) {
+    const RankMix& mix = kSwarm.ranks;
+    const auto band = rng.below(100);
+    if (band < static_cast<std::uint64_t>(mix.one_rank_below)) {
         return 1;
     }
-    if (roll < 55) {
+    if (band < static_cast<std::uint64_t>(mix.two_ranks_below)) {
         return 2;
     }
-    if (roll < 80) {
-        return rng.uniform(3, 4);
+    if (band < static_cast<std::uint64_t>(mix.few_below)) {
+        return draw(rng, mix.few);
     }
-    return rng.uniform(5, 8);
+    return draw(rng, mix.many);
 }
 
 PlannedFault draw_crash(Rng& rng, int ranks) {
+    const FaultMix& mix = kSwarm.faults;
     PlannedFault fault;
     fault.action = FaultAction::crash;
-    fault.point = static_cast<CrashPoint>(rng.below(kCrashPointCount));
-    fault.occurrence = rng.uniform(1U, fault.point == CrashPoint::step_end ? 400U : 3U);
-    fault.kind = rng.chance(1, 2) ? CrashKind::process_kill : CrashKind::power_loss;
-    fault.power_loss = static_cast<PowerLossMode>(rng.below(3));
-    // Power loss takes the whole node; a single process kill can hit one rank.
-    if (fault.kind == CrashKind::process_kill && ranks > 1 && rng.chance(1, 4)) {
+    fault.point = draw_enumerator<CrashPoint>(rng, kCrashPointNames.size());
+    fault.occurrence =
+        draw(rng, fault.point == CrashPoint::step_end ? mix.step_end_occurrence : mix.other_point_occurrence);
+    fault.kind = roll(rng, mix.process_kill) ? CrashKind::process_kill : CrashKind::power_loss;
+    fault.power_loss = draw_enumerator<PowerLossMode>(rng, kPowerLossModeNames.size());
+    if (fault.kind == CrashKind::process_kill && ranks > 1 && roll(rng, mix.rank_scoped_kill)) {
         fault.scope = CrashScope::rank;
         fault.rank = rng.uniform(0, ranks - 1);
     }
@@ -38,9 +61,10 @@ PlannedFault draw_crash(Rng& rng, int ranks) {
 PlannedFault draw_io_error(Rng& rng) {
     PlannedFault fault;
     fault.action = FaultAction::io_error;
-    fault.target = static_cast<IoTarget>(rng.below(6));
-    fault.error = static_cast<FaultKind>(rng.uniform(1, 3));  // enospc, eio or short_write
-    fault.occurrence = rng.uniform(1U, 4U);
+    fault.target = draw_enumerator<IoTarget>(rng, kIoTargetNames.size());
+    fault.error = static_cast<FaultKind>(
+        rng.uniform(static_cast<int>(kFirstInjectedFaultKind), static_cast<int>(kFaultKindNames.size()) - 1));
+    fault.occurrence = draw(rng, kSwarm.faults.io_error_occurrence);
     return fault;
 }
 
@@ -55,35 +79,73 @@ PlannedFault draw_at_step(Rng& rng, FaultAction action, std::int64_t max_steps, 
 }
 
 std::vector<PlannedFault> draw_faults(Rng& rng, const Scenario& s) {
-    // Swarm testing: each kind is on or off for this seed, then the enabled kinds draw events.
-    const bool crashes = rng.chance(7, 10);
-    const bool io_errors = rng.chance(1, 4);
-    const bool corrupt_sidecar = rng.chance(1, 12);
-    const bool corrupt_checkpoint = rng.chance(1, 12);
-    const bool rank_death = s.ranks > 1 && rng.chance(1, 10);
-    const bool preemption = rng.chance(1, 5);
+    const FaultMix& mix = kSwarm.faults;
+    const bool crashes = roll(rng, mix.crashes);
+    const bool io_errors = roll(rng, mix.io_errors);
+    const bool corrupt_sidecar = roll(rng, mix.corrupt_sidecar);
+    const bool corrupt_checkpoint = roll(rng, mix.corrupt_checkpoint);
+    const bool rank_death = s.ranks > 1 && roll(rng, mix.rank_death);
+    const bool preemption = roll(rng, mix.preemption);
     std::vector<PlannedFault> faults;
-    const auto repeat = [&](bool enabled, auto&& draw) {
+    const auto repeat = [&](bool enabled, auto&& draw_one) {
         if (!enabled) {
             return;
         }
-        const auto count = rng.uniform(1, 2);
+        const auto count = draw(rng, mix.events_per_kind);
         for (int i = 0; i < count; ++i) {
-            faults.push_back(draw());
+            faults.push_back(draw_one());
         }
+    };
+    const auto at_step = [&](FaultAction action) {
+        return [&rng, &s, action] { return draw_at_step(rng, action, s.max_steps, s.ranks); };
     };
     repeat(crashes, [&] { return draw_crash(rng, s.ranks); });
     repeat(io_errors, [&] { return draw_io_error(rng); });
-    repeat(corrupt_sidecar,
-           [&] { return draw_at_step(rng, FaultAction::corrupt_sidecar, s.max_steps, s.ranks); });
-    repeat(corrupt_checkpoint,
-           [&] { return draw_at_step(rng, FaultAction::corrupt_checkpoint, s.max_steps, s.ranks); });
-    repeat(rank_death, [&] { return draw_at_step(rng, FaultAction::rank_death, s.max_steps, s.ranks); });
-    repeat(preemption, [&] { return draw_at_step(rng, FaultAction::preemption, s.max_steps, s.ranks); });
+    repeat(corrupt_sidecar, at_step(FaultAction::corrupt_sidecar));
+    repeat(corrupt_checkpoint, at_step(FaultAction::corrupt_checkpoint));
+    repeat(rank_death, at_step(FaultAction::rank_death));
+    repeat(preemption, at_step(FaultAction::preemption));
     if (faults.empty()) {
         faults.push_back(draw_crash(rng, s.ranks));
     }
     return faults;
+}
+
+void draw_schedule(Rng& rng, Scenario& s) {
+    s.max_steps = draw(rng, kSwarm.max_steps);
+    s.steps_per_epoch = draw(rng, kSwarm.steps_per_epoch);
+    s.save_strategy = roll(rng, kSwarm.epoch_saves) ? SaveStrategy::epoch : SaveStrategy::steps;
+    s.save_steps = draw(rng, kSwarm.save_steps);
+    if (roll(rng, kSwarm.gate_steps)) {
+        s.gate_steps.assign(kSwarm.gates.begin(), kSwarm.gates.end());
+    }
+    if (roll(rng, kSwarm.regular)) {
+        s.regular_steps = draw(rng, kSwarm.regular_steps);
+    }
+}
+
+void draw_callbacks(Rng& rng, Scenario& s) {
+    s.policy.patience = draw(rng, kSwarm.patience);
+    s.policy.tie_policy = draw_enumerator<TiePolicy>(rng, enumerator_count<TiePolicy>());
+    s.policy.patience_start_step = roll(rng, kSwarm.no_warmup) ? 0 : draw(rng, kSwarm.patience_start_step);
+    s.save_total_limit = roll(rng, kSwarm.keep_one) ? 1 : draw(rng, kSwarm.save_total_limit);
+    s.protect_best_in_rotation = roll(rng, kSwarm.protect_best);
+    s.resume_rule = roll(rng, kSwarm.transformers_resume) ? ResumeRule::transformers : ResumeRule::fixed;
+    s.early_stopping_callbacks = draw(rng, kSwarm.early_stopping_callbacks);
+    s.early_stopping_state_keys = roll(rng, kSwarm.early_stopping_state_keys);
+}
+
+void draw_scores(Rng& rng, ScoreModelConfig& score) {
+    score.kind = draw_enumerator<ScoreKind>(rng, kScoreKindNames.size());
+    if (score.kind == ScoreKind::scripted) {
+        const auto length = draw(rng, kSwarm.script_length);
+        for (int i = 0; i < length; ++i) {
+            score.script.push_back(static_cast<double>(rng.uniform(0, kSwarm.score_grid)) /
+                                   kSwarm.score_grid);
+        }
+    }
+    score.noisy_replay = roll(rng, kSwarm.noisy_replay);
+    score.external_baseline = roll(rng, kSwarm.external_baseline);
 }
 
 }  // namespace
@@ -93,35 +155,11 @@ Scenario draw_scenario(std::uint64_t seed) {
     Scenario s;
     s.seed = seed;
     s.ranks = draw_ranks(rng);
-    s.max_steps = rng.uniform<std::int64_t>(400, 1400);
-    s.steps_per_epoch = rng.uniform<std::int64_t>(60, 400);
-    s.save_strategy = rng.chance(1, 5) ? SaveStrategy::epoch : SaveStrategy::steps;
-    s.save_steps = rng.uniform<std::int64_t>(20, 60);
-    if (rng.chance(1, 2)) {
-        s.gate_steps = {10, 25, 50};
-    }
-    if (rng.chance(3, 10)) {
-        s.regular_steps = rng.uniform<std::int64_t>(40, 120);
-    }
-    s.policy.patience = rng.uniform<std::int64_t>(2, 6);
-    s.policy.tie_policy = static_cast<TiePolicy>(rng.below(4));
-    s.policy.patience_start_step = rng.chance(1, 2) ? 0 : rng.uniform<std::int64_t>(50, 200);
-    s.save_total_limit = rng.chance(3, 5) ? 1 : rng.uniform<std::int64_t>(2, 3);
-    s.protect_best_in_rotation = rng.chance(3, 10);
-    s.resume_rule = rng.chance(1, 4) ? ResumeRule::transformers : ResumeRule::fixed;
-    s.early_stopping_callbacks = rng.uniform(0, 3);
-    s.early_stopping_state_keys = rng.chance(1, 2);
-    s.score.kind = static_cast<ScoreKind>(rng.below(4));
-    if (s.score.kind == ScoreKind::scripted) {
-        const auto length = rng.uniform(8, 20);
-        for (int i = 0; i < length; ++i) {
-            s.score.script.push_back(static_cast<double>(rng.uniform(0, 40)) / 40.0);
-        }
-    }
-    s.score.noisy_replay = rng.chance(1, 2);
-    s.score.external_baseline = rng.chance(3, 10);
+    draw_schedule(rng, s);
+    draw_callbacks(rng, s);
+    draw_scores(rng, s.score);
     s.faults = draw_faults(rng, s);
-    s.watchdog = rng.chance(17, 20);
+    s.watchdog = roll(rng, kSwarm.watchdog);
     return s;
 }
 

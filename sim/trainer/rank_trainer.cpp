@@ -8,6 +8,7 @@
 #include "policy/output_dir/final_checkpoint_link.hpp"
 #include "policy/ports/file_system_error.hpp"
 #include "policy/trigger/evaluation_round.hpp"
+#include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
 
@@ -27,7 +28,7 @@ TriggerCallbackConfig trigger_config(const Scenario& s) {
 
 }  // namespace
 
-RankTrainer::RankTrainer(JobContext& job, int rank)
+RankTrainer::RankTrainer(TrainerJob& job, int rank)
     : job_(job), rank_(rank), collective_(job.scheduler, rank) {
     build_callbacks();
 }
@@ -90,8 +91,8 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
         early_stopping_.push_back(dynamic_cast<EarlyStoppingCallback*>(callbacks_[i].get()));
     }
     if (is_rank_zero()) {
-        job_.oracles.after_callback_restore(step, export_stateful_callbacks(stateful_callbacks()),
-                                            restored.warnings);
+        const auto restored_states = export_stateful_callbacks(stateful_callbacks());
+        emit(CallbacksRestored{step, restored_states, restored.warnings});
     }
 }
 
@@ -107,14 +108,14 @@ void RankTrainer::train_begin() {
     collective_.set_waiting_point("on_train_begin");
     trigger_->on_train_begin(TrainingArguments{kOutputDir}, view(), control_);
     if (is_rank_zero()) {
-        job_.in_save_window = false;  // recovery has republished whatever a cut-short commit left
-        job_.oracles.after_train_begin(trigger_->policy().state(), job_.resume_step.has_value());
-        job_.oracles.after_recovery();
+        // Recovery has republished whatever a cut-short commit left: the save window closes.
+        emit(TrainBegan{trigger_->policy().state(), job_.resume_step.has_value()});
+        emit(RecoveryFinished{});
     }
     if (job_.scenario.score.external_baseline) {
         trigger_->policy().establish_external_baseline(job_.scores.baseline(), 0);
     }
-    job_.oracles.on_rank_state(rank_, agreement_sequence_++, trigger_->policy().state());
+    emit(RankStateShared{rank_, agreement_sequence_++, trigger_->policy().state()});
 }
 
 // ---- the loop ----------------------------------------------------------------------------------
@@ -149,17 +150,13 @@ void RankTrainer::training_loop() {
             control_.should_log = false;  // on_step_begin
             control_.should_evaluate = false;
             control_.should_save = false;
-            job_.oracles.on_optimizer_step(rank_);
+            emit(StepStarted{rank_});
             ++global_step_;
-            if (is_rank_zero()) {
-                job_.stats.steps += 1;
-                job_.stats.virtual_ms += kStepMs;
-            }
             default_flow_on_step_end();
             trigger_->on_step_end(view(), control_);
             maybe_log_save_evaluate();
-            job_.faults.pass(CrashPoint::step_end, rank_);
-            job_.faults.at_step_end(global_step_, rank_);
+            emit(CrashPointPassed{CrashPoint::step_end, rank_});
+            emit(StepFinished{rank_, global_step_});
             if (control_.should_epoch_stop) {
                 break;
             }
@@ -189,14 +186,10 @@ void RankTrainer::maybe_log_save_evaluate() {
 // ---- evaluation ----------------------------------------------------------------------------
 
 void RankTrainer::checkpoint_evaluation() {
-    job_.oracles.on_evaluation_start(rank_);
+    emit(EvaluationStarted{rank_});  // on rank 0 it also counts the evaluation and its time
     const double score = job_.scores.score(global_step_, job_.incarnation);
-    if (is_rank_zero()) {
-        job_.stats.evaluations += 1;
-        job_.stats.virtual_ms += kEvaluationMs;
-    }
-    // The simulated trainer's hooks inside the policy's round: the oracles, the trace, the
-    // early-stopping callbacks and the crash point, each at its moment.
+    // The simulated trainer's hooks inside the policy's round: the events, the early-stopping
+    // callbacks and the crash point, each at its moment.
     class TrainerHooks final : public EvaluationRoundObserver {
       public:
         TrainerHooks(RankTrainer& trainer, double score) : trainer_(trainer), score_(score) {}
@@ -206,30 +199,23 @@ void RankTrainer::checkpoint_evaluation() {
         }
         void on_decision(const CheckpointEvaluationState& prior, const CheckpointEvaluationDecision& decision,
                          const CheckpointEvaluationState& after) override {
-            auto& job = trainer_.job_;
-            job.oracles.on_decision(prior, trainer_.global_step_, score_, decision, after);
-            job.record(trainer_.rank_, "evaluation",
-                       {{"step", trainer_.global_step_},
-                        {"score", score_},
-                        {"reason", to_string(decision.reason)},
-                        {"streak", decision.lower_score_streak},
-                        {"stop", decision.should_stop}});
+            trainer_.emit(DecisionMade{trainer_.global_step_, score_, prior, decision, after});
             trainer_.last_decision_score_ = score_;
         }
         void on_rank_state(const CheckpointEvaluationState& state) override {
-            trainer_.job_.oracles.on_rank_state(trainer_.rank_, trainer_.agreement_sequence_++, state);
+            trainer_.emit(RankStateShared{trainer_.rank_, trainer_.agreement_sequence_++, state});
         }
         void before_apply(TrainerControl& control) override {
             for (auto* callback : trainer_.early_stopping_) {
                 callback->on_evaluate(score_, /*greater_is_better=*/true, control);
             }
         }
-        void on_stop_in_force() override { trainer_.job_.oracles.on_stop_in_force(trainer_.rank_); }
+        void on_stop_in_force() override { trainer_.emit(StopInForce{trainer_.rank_}); }
         void after_recorded(const CheckpointEvaluationDecision& /*decision*/) override {
-            trainer_.job_.faults.pass(CrashPoint::after_evaluation, trainer_.rank_);
+            trainer_.emit(CrashPointPassed{CrashPoint::after_evaluation, trainer_.rank_});
         }
         void after_persist(const CheckpointEvaluationState& state) override {
-            trainer_.job_.oracles.after_sidecar_write(state);
+            trainer_.emit(SidecarPersisted{state});
         }
 
       private:
@@ -267,26 +253,24 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     const auto path = join_path(directory, kTrainerStateName);
     // open(path, "w") truncates before json.dump writes: a crash in between leaves it empty.
     job_.fs.write_file(path, "");
-    job_.faults.pass(CrashPoint::inside_trainer_state_write, rank_);
+    emit(CrashPointPassed{CrashPoint::inside_trainer_state_write, rank_});
     job_.fs.write_file(path, bytes);
     // Recorded as soon as the bytes are in the page cache (a killed process leaves them there,
     // complete), and again once they are durable.
-    CheckpointRecord record{
-        global_step_, job_.incarnation, last_decision_score_, trigger_->policy().state(), live, bytes, false};
-    job_.oracles.after_checkpoint_write(record);
-    job_.faults.pass(CrashPoint::before_checkpoint_fsync, rank_);
+    const auto policy_state = trigger_->policy().state();
+    const TrainerStateWritten written{global_step_, last_decision_score_, policy_state, live, bytes};
+    emit(written);
+    emit(CrashPointPassed{CrashPoint::before_checkpoint_fsync, rank_});
     job_.fs.fsync_file(path);
     job_.fs.fsync_dir(directory);
     job_.fs.fsync_dir(kOutputDir);
-    job_.oracles.after_checkpoint_write(std::move(record));
+    emit(written);
 }
 
 void RankTrainer::save_checkpoint() {
     const auto directory = join_path(kOutputDir, checkpoint_dir_name(global_step_));
     if (is_rank_zero()) {
-        job_.stats.checkpoints += 1;
-        job_.stats.virtual_ms += kCheckpointMs;
-        job_.record(rank_, "checkpoint", {{"step", global_step_}});
+        emit(CheckpointStarted{global_step_});
     }
     make_dirs(job_.fs, directory);
     if (is_rank_zero()) {
@@ -294,7 +278,7 @@ void RankTrainer::save_checkpoint() {
         write_checkpoint_file(directory, "config.json", "{}");
         write_checkpoint_file(directory, "training_args.bin", "args");
     }
-    job_.faults.pass(CrashPoint::inside_checkpoint_write, rank_);
+    emit(CrashPointPassed{CrashPoint::inside_checkpoint_write, rank_});
     if (is_rank_zero()) {
         write_checkpoint_file(directory, "optimizer.pt", "optimizer");
         write_checkpoint_file(directory, "scheduler.pt", "scheduler");
@@ -303,10 +287,10 @@ void RankTrainer::save_checkpoint() {
     if (is_rank_zero()) {
         job_.fs.fsync_dir(directory);
         write_trainer_state(directory);
-        job_.in_save_window = true;
+        emit(RotationStarted{});
         rotate_checkpoints();
     }
-    job_.faults.pass(CrashPoint::after_checkpoint_write, rank_);
+    emit(CrashPointPassed{CrashPoint::after_checkpoint_write, rank_});
 }
 
 void RankTrainer::rotate_checkpoints() {
@@ -331,7 +315,7 @@ void RankTrainer::rotate_checkpoints() {
         if (protected_step && entry.step == *protected_step) {
             continue;
         }
-        job_.faults.pass(CrashPoint::during_rotation, rank_);
+        emit(CrashPointPassed{CrashPoint::during_rotation, rank_});
         try {
             job_.fs.remove_tree(join_path(kOutputDir, entry.name));  // rmtree(ignore_errors=True)
         } catch (const FileSystemError&) {
@@ -344,17 +328,16 @@ void RankTrainer::on_save() {
     control_.should_save = false;  // CallbackHandler.on_save clears the flag first
     const bool commits = trigger_->pending_checkpoint_save_step().has_value();
     collective_.set_waiting_point("on_save");
-    job_.in_on_save = is_rank_zero();
+    emit(SaveCallbackStarted{rank_});
     trigger_->on_save(view(), control_);
     if (is_rank_zero()) {
-        job_.in_on_save = false;
-        job_.in_save_window = false;
+        emit(SaveCallbackReturned{});
         if (commits) {
-            job_.oracles.after_sidecar_write(trigger_->policy().state());
-            job_.record(rank_, "commit", {{"step", global_step_}});
+            emit(SidecarPersisted{trigger_->policy().state()});
+            emit(Committed{global_step_});
         }
     }
-    job_.faults.pass(CrashPoint::after_on_save, rank_);
+    emit(CrashPointPassed{CrashPoint::after_on_save, rank_});
 }
 
 }  // namespace ckpt::sim

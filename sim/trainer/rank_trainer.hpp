@@ -11,7 +11,7 @@
 #include "policy/callbacks/trainer_control.hpp"
 #include "policy/trigger/trigger_callback.hpp"
 #include "sim/ranks/sim_collective.hpp"
-#include "sim/trainer/job_context.hpp"
+#include "sim/trainer/trainer_job.hpp"
 
 namespace ckpt::sim {
 
@@ -31,7 +31,7 @@ namespace ckpt::sim {
 //    without taking another optimizer step").
 class RankTrainer {
   public:
-    RankTrainer(JobContext& job, int rank);
+    RankTrainer(TrainerJob& job, int rank);
 
     // The fiber body: restore, on_train_begin, train until max_steps or a stop.
     void run();
@@ -55,7 +55,9 @@ class RankTrainer {
     TrainerStateView view() const noexcept { return {global_step_, rank_ == 0}; }
     bool is_rank_zero() const noexcept { return rank_ == 0; }
 
-    JobContext& job_;
+    void emit(const Event& event) { job_.events.emit(event); }
+
+    TrainerJob& job_;
     int rank_;
     SimCollective collective_;
     TrainerControl control_;

@@ -5,43 +5,17 @@
 #include "policy/formats/document_migrations.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/output_dir/resume_point.hpp"
-#include "sim/checks/oracles.hpp"
-#include "sim/faults/fault_injector.hpp"
-#include "sim/trainer/job_context.hpp"
+#include "sim/base/assert.hpp"
+#include "sim/checks/disk_truth.hpp"
+#include "sim/faults/simulated_crash.hpp"
+#include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
+#include "sim/world/world.hpp"
 
 namespace ckpt::sim {
 namespace {
 
 using nlohmann::json;
-
-// One scenario's world: what outlives each incarnation of the job.
-struct World {
-    explicit World(const Scenario& s, const RunOptions& options)
-        : scenario(s),
-          scores(s),
-          trace(options.keep_trace),
-          oracles(scenario, fs, ledger),
-          faults(scenario, Rng(s.seed).derive("faults")),
-          power(Rng(s.seed).derive("power")) {
-        fs.mkdir("/run");
-        fs.mkdir(kOutputDir);
-        fs.sync_all();
-        fs.set_observer([this](const FsOperation& operation) { faults.observe(operation); });
-        fs.set_fault_injector([this](const FsOperation& operation) { return faults.io_fault(operation); });
-    }
-
-    const Scenario& scenario;
-    SimFileSystem fs;
-    ScoreModel scores;
-    Ledger ledger;
-    Trace trace;
-    RunStats stats;
-    Oracles oracles;
-    FaultInjector faults;
-    Rng power;
-    bool in_save_window = false;
-};
 
 int count_dead(const RunResult& result) {
     return static_cast<int>(std::count_if(result.ranks.begin(), result.ranks.end(), [](const RankOutcome& r) {
@@ -58,9 +32,57 @@ std::string first_failure(const RunResult& result) {
     return result.hang;
 }
 
-class Simulation {
+RankFailureKind first_failure_kind(const RunResult& result) {
+    for (const auto& rank : result.ranks) {
+        if (rank.kind == RankOutcome::Kind::failed) {
+            return failure_kind(rank.error);
+        }
+    }
+    return RankFailureKind::other;
+}
+
+// Runs the incarnations and is the one EventSink: see `emit` for the order of the fan-out.
+class Simulation final : public EventSink {
   public:
-    Simulation(const Scenario& scenario, const RunOptions& options) : world_(scenario, options) {}
+    Simulation(const Scenario& scenario, const RunOptions& options) : world_(scenario, options) {
+        world_.fs.set_observer([this](const FsOperation& operation) { observe_disk(operation); });
+        world_.fs.set_fault_injector(
+            [this](const FsOperation& operation) { return inject_io_fault(operation); });
+        // Violations found while an incarnation runs are part of its story.
+        world_.oracles.violations().set_listener([this](const Violation& violation) {
+            if (scheduler_ != nullptr) {
+                world_.trace_sink.record(
+                    -1, "violation",
+                    {{"property", id_of(violation.property)}, {"message", violation.message}});
+            }
+        });
+    }
+    Simulation(const Simulation&) = delete;
+    Simulation& operator=(const Simulation&) = delete;
+
+    // Every event goes, in this order, to: the world's own state (the incarnation's ranks, the
+    // save window), the ledger writer, the checkers, the fault plan, the clock, the stats and
+    // the trace. Ledger first, so checkers read what was observed; the clock before the trace,
+    // so a line carries the time after the work it reports. A fault the plan made due is then
+    // executed, so every sink saw the event before a crash unwinds the ranks.
+    void emit(const Event& event) override {
+        std::visit(
+            [this](const auto& e) {
+                on_phase(e);
+                world_.save_window.on(e);
+                world_.ledger_writer.on(e);
+                world_.oracles.on(e);
+                world_.faults.on(e);
+                world_.clock.on(e);
+                world_.stats_sink.on(e);
+                world_.trace_sink.on(e);
+            },
+            event);
+        if (const auto due = world_.faults.take_due()) {
+            CKPT_ASSERT(scheduler_ != nullptr);
+            world_.faults.execute(*due, {world_.fs, world_.ledger, *scheduler_, *this});
+        }
+    }
 
     ScenarioResult run() {
         world_.trace.record(0, 0, -1, "scenario", world_.scenario.to_json());
@@ -72,23 +94,50 @@ class Simulation {
         if (!ended) {
             end(Outcome::violated,
                 "the job did not finish within " + std::to_string(limit) + " incarnations");
-            world_.oracles.violate(Property::P12, outcome_detail_);
+            emit(IncarnationLimitReached{limit});
         }
-        world_.trace.record(world_.stats.virtual_ms, last_incarnation_, -1, "end",
-                            {{"outcome", to_string(outcome_)}, {"detail", outcome_detail_}});
+        world_.trace_sink.record(-1, "end", {{"outcome", to_string(outcome_)}, {"detail", outcome_detail_}});
         ScenarioResult result;
         result.scenario = world_.scenario;
         result.outcome = outcome_;
         result.outcome_detail = outcome_detail_;
-        result.violations = world_.oracles.violations();
+        result.violations = world_.oracles.violations().all();
         result.trace_hash = world_.trace.hash_hex();
         result.trace_hash_value = world_.trace.hash();
         result.trace = world_.trace.lines();
         result.stats = world_.stats;
+        result.stats.virtual_ms = world_.clock.now_ms();
+        result.stats.save_window_dangling = world_.oracles.link().save_window_dangling();
         return result;
     }
 
   private:
+    void on_phase(const IncarnationBegan&) noexcept { world_.callback_points.reset(); }
+    void on_phase(const IncarnationEnded&) noexcept {
+        world_.callback_points.reset();
+        scheduler_ = nullptr;
+    }
+    void on_phase(const auto&) noexcept {}
+
+    // The disk's hooks: only rank 0's operations inside an incarnation are the callback's.
+    bool rank_zero_is_running() const { return scheduler_ != nullptr && scheduler_->current_rank() == 0; }
+    void observe_disk(const FsOperation& operation) {
+        if (rank_zero_is_running()) {
+            world_.callback_points.observe(operation, world_.fs, *this);
+        }
+    }
+    Fault inject_io_fault(const FsOperation& operation) {
+        if (!world_.faults.has_io_faults() || !rank_zero_is_running()) {
+            return {};
+        }
+        const auto fired = world_.faults.io_fault(operation);
+        if (!fired) {
+            return {};
+        }
+        emit(IoErrorInjected{fired->target, operation.path});
+        return fired->fault;
+    }
+
     void end(Outcome outcome, std::string detail) {
         outcome_ = outcome;
         outcome_detail_ = std::move(detail);
@@ -99,19 +148,16 @@ class Simulation {
         if (incarnation == 0) {
             return true;
         }
-        // Traces and checks each step of the policy's resume rule at the moment it happens.
-        class TracedResume final : public ResumeObserver {
+        // Reports each step of the policy's resume rule at the moment it happens.
+        class ReportedResume final : public ResumeObserver {
           public:
-            TracedResume(Simulation& simulation, int incarnation)
-                : sim_(simulation), incarnation_(incarnation) {}
+            explicit ReportedResume(Simulation& simulation) : sim_(simulation) {}
             bool abandoned = false;
 
             bool on_chosen(const CheckpointEntry& source) override {
                 auto& world = sim_.world_;
-                const bool complete = world.oracles.checkpoint_is_complete(source.step);
-                world.trace.record(world.stats.virtual_ms, incarnation_, -1, "resume",
-                                   {{"checkpoint", source.name}, {"complete", complete}});
-                world.oracles.on_resume_source(source.step, complete);
+                const bool complete = checkpoint_is_complete(world.fs, world.ledger, source.step);
+                sim_.emit(ResumeSourceChosen{source.step, source.name, complete});
                 if (complete) {
                     return true;
                 }
@@ -126,16 +172,13 @@ class Simulation {
                 return false;
             }
             void on_removed(const CheckpointEntry& removed) override {
-                auto& world = sim_.world_;
-                world.trace.record(world.stats.virtual_ms, incarnation_, -1, "remove_incomplete",
-                                   {{"checkpoint", removed.name}});
+                sim_.world_.trace_sink.record(-1, "remove_incomplete", {{"checkpoint", removed.name}});
             }
 
           private:
             Simulation& sim_;
-            int incarnation_;
         };
-        TracedResume observer(*this, incarnation);
+        ReportedResume observer(*this);
         const auto rule = world_.scenario.resume_rule == ResumeRule::transformers
                               ? ResumeSourceRule::newest_directory
                               : ResumeSourceRule::newest_complete;
@@ -150,22 +193,22 @@ class Simulation {
         return true;  // without a source: nothing to resume from, train from scratch
     }
 
-    void apply_crash(const SimulatedCrash& crash, int incarnation) {
+    void apply_crash(const SimulatedCrash& crash) {
         if (crash.kind() == CrashKind::process_kill) {
             world_.fs.process_kill();
             return;
         }
         const auto report = world_.fs.power_loss(crash.power_loss(), world_.power);
-        world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "power_loss",
-                            {{"mode", to_string(crash.power_loss())},
-                             {"pending", report.pending},
-                             {"kept", report.kept},
-                             {"torn", report.torn}});
+        world_.trace_sink.record(-1, "power_loss",
+                                 {{"mode", to_string(crash.power_loss())},
+                                  {"pending", report.pending},
+                                  {"kept", report.kept},
+                                  {"torn", report.torn}});
     }
 
     // Runs one incarnation; true when the scenario ended.
     bool run_incarnation(int incarnation) {
-        last_incarnation_ = incarnation;
+        world_.incarnation = incarnation;
         std::optional<std::int64_t> resume_step;
         if (!choose_resume_point(incarnation, resume_step)) {
             return true;
@@ -178,29 +221,14 @@ class Simulation {
                                 [&chooser_rng](std::span<const int> runnable) {
                                     return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
                                 });
-        JobContext job{scenario,
-                       world_.fs,
-                       world_.scores,
-                       world_.ledger,
-                       world_.trace,
-                       world_.stats,
-                       world_.oracles,
-                       world_.faults,
-                       scheduler,
-                       incarnation,
-                       resume_step,
-                       {},
-                       world_.in_save_window};
+        TrainerJob job{scenario, world_.fs, world_.scores, scheduler, *this, incarnation, resume_step, {}};
         if (resume_step) {
             const auto path =
                 join_path(join_path(kOutputDir, checkpoint_dir_name(*resume_step)), kTrainerStateName);
             job.resume_trainer_state = migrate_trainer_state(json::parse(world_.fs.read_file(path)));
         }
-        world_.faults.attach(&job);
-        world_.oracles.attach(&job);
-        world_.oracles.begin_incarnation(scenario.ranks);
-        job.record(-1, "start",
-                   {{"ranks", scenario.ranks}, {"resume_step", resume_step ? json(*resume_step) : json()}});
+        scheduler_ = &scheduler;
+        emit(IncarnationBegan{incarnation, scenario.ranks, resume_step});
 
         std::optional<CheckpointEvaluationState> final_state;
         bool ended = false;
@@ -212,35 +240,32 @@ class Simulation {
                     final_state = trainer.policy_state();
                 }
             });
-            ended = after_run(result, final_state, incarnation);
+            ended = after_run(result, final_state);
         } catch (const SimulatedCrash& crash) {
-            apply_crash(crash, incarnation);
+            apply_crash(crash);
         } catch (const WatchdogTimeout& timeout) {
             world_.stats.hangs += 1;
-            job.record(-1, "watchdog", {{"hang", timeout.result().hang}});
-            world_.oracles.after_incarnation(timeout.result(), count_dead(timeout.result()));
+            world_.trace_sink.record(-1, "watchdog", {{"hang", timeout.result().hang}});
+            emit(RanksEnded{timeout.result(), count_dead(timeout.result())});
             world_.fs.process_kill();
         }
-        world_.faults.attach(nullptr);
-        world_.oracles.attach(nullptr);
+        emit(IncarnationEnded{});
         return ended;
     }
 
-    bool after_run(const RunResult& result, const std::optional<CheckpointEvaluationState>& final_state,
-                   int incarnation) {
+    bool after_run(const RunResult& result, const std::optional<CheckpointEvaluationState>& final_state) {
         if (result.all_finished()) {
             if (final_state) {
-                world_.oracles.at_job_end(*final_state);
+                emit(JobFinished{*final_state});
             }
             end(Outcome::finished, "trained to the end or stopped by the policy");
             return true;
         }
         const int dead = count_dead(result);
-        world_.oracles.after_incarnation(result, dead);
+        emit(RanksEnded{result, dead});
         if (result.hung()) {
             world_.stats.hangs += 1;
-            world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "hang",
-                                {{"ranks", result.describe()}});
+            world_.trace_sink.record(-1, "hang", {{"ranks", result.describe()}});
             end(dead > 0 ? Outcome::hung : Outcome::violated, result.hang);
             return true;
         }
@@ -249,30 +274,29 @@ class Simulation {
                         [](const RankOutcome& r) { return r.kind == RankOutcome::Kind::failed; });
         if (!any_failed) {
             // Only deaths: the launcher sees the job die and restarts it.
-            world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "job_died", {{"dead_ranks", dead}});
+            world_.trace_sink.record(-1, "job_died", {{"dead_ranks", dead}});
             world_.fs.process_kill();
             return false;
         }
         const auto error = first_failure(result);
-        world_.trace.record(world_.stats.virtual_ms, incarnation, -1, "job_failed", {{"error", error}});
+        world_.trace_sink.record(-1, "job_failed", {{"error", error}});
         if (world_.faults.io_error_fired()) {
             world_.fs.process_kill();  // the job exits on the error; a scheduler restarts it
             return false;
         }
-        if (world_.ledger.sidecar_damaged && error.find("sidecar policy restore") != std::string::npos) {
+        if (world_.ledger.sidecar_damaged && first_failure_kind(result) == RankFailureKind::sidecar_restore) {
             end(Outcome::failed_explained, error);
             return true;
         }
         end(Outcome::violated, error);
-        world_.oracles.violate(Property::P12,
-                               "the job failed with no injected fault to explain it: " + error);
+        emit(UnexplainedFailure{error});
         return true;
     }
 
     World world_;
     Outcome outcome_ = Outcome::finished;
     std::string outcome_detail_;
-    int last_incarnation_ = 0;
+    RankScheduler* scheduler_ = nullptr;  // the running incarnation's, or none
 };
 
 }  // namespace

@@ -2,7 +2,8 @@
 
 // The two FileSystem backends that the file system contract tests and the TriggerCallback tests
 // run every behaviour on, so the in-memory double cannot drift from POSIX. Each owns a fresh,
-// empty directory for one test.
+// empty directory for one test. (sim_tests runs the same contract on SimFileSystem:
+// sim/tests/disk/sim_file_system_contract_test.cpp.)
 
 #include <string>
 #include <type_traits>

@@ -1,3 +1,5 @@
+// Rng: reference outputs of splitmix64 and xoshiro256++, exact uniformity of the bounded draws,
+// and stream derivation that never depends on how much was drawn.
 #include "sim/base/rng.hpp"
 
 #include <array>

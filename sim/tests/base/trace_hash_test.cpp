@@ -1,3 +1,4 @@
+// FNV-1a 64 against its reference vectors, and the trace hash's concatenation property.
 #include "sim/base/trace_hash.hpp"
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SimFileSystem's crash model over random programs (RapidCheck).
 #include <cstdint>
 #include <string>
 #include <tuple>

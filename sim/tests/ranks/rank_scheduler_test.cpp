@@ -1,3 +1,5 @@
+// The rank scheduler: collectives agree across world sizes, the interleaving is a function of the
+// chooser alone, and dead, failed or finished ranks turn waiting collectives into reported hangs.
 #include "sim/ranks/rank_scheduler.hpp"
 
 #include <chrono>

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/scenario/swarm.hpp"
 #include "sim/world/simulation.hpp"
 
 namespace ckpt::sim {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/swarm.hpp"
 #include "sim/tests/support/subprocess.hpp"
 #include "sim/world/simulation.hpp"
 

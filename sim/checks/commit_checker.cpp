@@ -1,0 +1,43 @@
+// P5 (and the link half of it, P4, after a restore) over the ledger and the visible disk.
+// Reads only.
+#include "sim/checks/commit_checker.hpp"
+
+#include <string>
+
+#include "sim/checks/disk_truth.hpp"
+
+namespace ckpt::sim {
+
+using nlohmann::json;
+
+void CommitChecker::on(const ResumeSourceChosen& e) {
+    if (!e.complete && context_.scenario.resume_rule == ResumeRule::fixed) {
+        context_.violate(Property::P5, "the job resumed from checkpoint-" + std::to_string(e.step) +
+                                           ", which is not complete");
+    }
+}
+
+void CommitChecker::on(const TrainBegan& e) {
+    const auto& restored = e.restored;
+    if (!restored.best_step || restored.best_is_external) {
+        return;
+    }
+    const auto& checkpoints = context_.ledger.checkpoints;
+    const auto record = checkpoints.find(*restored.best_step);
+    if (!checkpoint_is_complete(context_.fs, context_.ledger, *restored.best_step)) {
+        context_.violate(Property::P5, "the restored best_step " + std::to_string(*restored.best_step) +
+                                           " names an incomplete checkpoint");
+    } else if (record != checkpoints.end() && record->second.score != *restored.best_score) {
+        context_.violate(Property::P5, "the restored best names checkpoint-" +
+                                           std::to_string(*restored.best_step) + " with score " +
+                                           json(*restored.best_score).dump() + ", but that checkpoint" +
+                                           " was written for score " + json(record->second.score).dump() +
+                                           " (a record from an abandoned history)");
+    } else if (visible_link_step(context_.fs) != restored.best_step) {
+        context_.violate(Property::P4,
+                         "after on_train_begin final_checkpoint does not name the retained best checkpoint-" +
+                             std::to_string(*restored.best_step));
+    }
+}
+
+}  // namespace ckpt::sim

@@ -1,0 +1,149 @@
+// The checkers' reading of the disk: parses with nlohmann directly, never with the policy's
+// code, and reads only through the inspection views.
+#include "sim/checks/disk_truth.hpp"
+
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/events/job_constants.hpp"
+
+namespace ckpt::sim {
+
+using nlohmann::json;
+
+std::string describe(const CheckpointEvaluationState& s) {
+    const auto opt = [](const auto& value) { return value ? json(*value).dump() : std::string("null"); };
+    return "{best_score=" + opt(s.best_score) + ", best_step=" + opt(s.best_step) +
+           ", streak=" + std::to_string(s.lower_score_streak) +
+           ", count=" + std::to_string(s.evaluation_count) +
+           ", stop=" + (s.stop_requested ? "true" : "false") +
+           ", external=" + (s.best_is_external ? "true" : "false") + "}";
+}
+
+std::optional<CheckpointEvaluationState> read_state(const json& mapping) {
+    if (!mapping.is_object()) {
+        return std::nullopt;
+    }
+    const auto nested = mapping.find("state");
+    const json& raw = nested != mapping.end() ? *nested : mapping;
+    if (!raw.is_object()) {
+        return std::nullopt;
+    }
+    CheckpointEvaluationState s;
+    const auto number = [&](const char* key) -> std::optional<json> {
+        const auto found = raw.find(key);
+        return found == raw.end() ? std::nullopt : std::optional<json>(*found);
+    };
+    if (auto v = number("best_score"); v && v->is_number()) {
+        s.best_score = v->get<double>();
+    }
+    if (auto v = number("best_step"); v && v->is_number_integer()) {
+        s.best_step = v->get<std::int64_t>();
+    }
+    if (auto v = number("lower_score_streak"); v && v->is_number_integer()) {
+        s.lower_score_streak = v->get<std::int64_t>();
+    }
+    if (auto v = number("evaluation_count"); v && v->is_number_integer()) {
+        s.evaluation_count = v->get<std::int64_t>();
+    }
+    if (auto v = number("stop_requested"); v && v->is_boolean()) {
+        s.stop_requested = v->get<bool>();
+    }
+    if (auto v = number("best_is_external"); v && v->is_boolean()) {
+        s.best_is_external = v->get<bool>();
+    }
+    return s;
+}
+
+std::string checkpoint_path(std::int64_t step) {
+    return join_path(kOutputDir, checkpoint_dir_name(step));
+}
+
+bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::int64_t step) {
+    const auto path = join_path(checkpoint_path(step), kTrainerStateName);
+    // Most checks see exactly the bytes the trainer wrote (a ledger record names global_step N);
+    // comparing them is far cheaper than parsing, and this runs at every crash point passed.
+    const auto record = ledger.checkpoints.find(step);
+    if (record != ledger.checkpoints.end() &&
+        fs.content_equals(FsView::visible, path, record->second.trainer_state_bytes)) {
+        return true;
+    }
+    const auto bytes = fs.content_in(FsView::visible, path);
+    if (!bytes) {
+        return false;
+    }
+    const auto state = json::parse(*bytes, nullptr, false);
+    return state.is_object() && state.contains("global_step") && state["global_step"].is_number_integer() &&
+           state["global_step"].get<std::int64_t>() == step;
+}
+
+bool checkpoint_has_every_shard(const SimFileSystem& fs, const Ledger& ledger, int ranks, std::int64_t step) {
+    for (int rank = 0; rank < ranks; ++rank) {
+        if (!fs.exists_in(FsView::visible,
+                          join_path(checkpoint_path(step), "rng_state_" + std::to_string(rank) + ".pth"))) {
+            return false;
+        }
+    }
+    return checkpoint_is_complete(fs, ledger, step);
+}
+
+std::optional<std::int64_t> visible_link_step(const SimFileSystem& fs) {
+    const auto target = fs.link_target_in(FsView::visible, join_path(kOutputDir, kFinalCheckpointLink));
+    if (!target) {
+        return std::nullopt;
+    }
+    return parse_checkpoint_step(*target);
+}
+
+bool record_intact(const SimFileSystem& fs, const Ledger& ledger, const CheckpointRecord& record) {
+    if (!record.durable) {
+        return false;
+    }
+    const auto damaged = ledger.checkpoint_damaged.find(record.step);
+    if (damaged != ledger.checkpoint_damaged.end() && damaged->second) {
+        return false;
+    }
+    return fs.content_equals(FsView::visible, join_path(checkpoint_path(record.step), kTrainerStateName),
+                             record.trainer_state_bytes);
+}
+
+// The sidecar counts when its best is intact (or external); so does every intact checkpoint.
+CheckpointEvaluationState expected_floor(const SimFileSystem& fs, const Ledger& ledger) {
+    CheckpointEvaluationState floor;
+    for (const auto& [step, record] : ledger.checkpoints) {
+        if (record_intact(fs, ledger, record) &&
+            record.policy_state.evaluation_count >= floor.evaluation_count) {
+            floor = record.policy_state;
+        }
+    }
+    if (ledger.sidecar && !ledger.sidecar_damaged) {
+        const auto& s = ledger.sidecar->state;
+        bool usable = s.best_is_external || !s.best_step;
+        if (!usable) {
+            const auto record = ledger.checkpoints.find(*s.best_step);
+            // The checkpoint must be the one the sidecar's best was written for, not a later
+            // checkpoint with the same step from another branch of history.
+            usable = record != ledger.checkpoints.end() && record_intact(fs, ledger, record->second) &&
+                     record->second.score == s.best_score;
+        }
+        if (usable && s.evaluation_count > floor.evaluation_count) {
+            floor = s;
+        }
+    }
+    return floor;
+}
+
+SidecarReading read_durable_sidecar(const SimFileSystem& fs) {
+    SidecarReading sidecar;
+    sidecar.bytes = fs.durable_content(join_path(kOutputDir, kSidecarName));
+    sidecar.payload = sidecar.bytes ? json::parse(*sidecar.bytes, nullptr, false) : json();
+    if (!sidecar.payload.is_object()) {
+        return sidecar;
+    }
+    const auto found = sidecar.payload.find("checkpoint_eval_state");
+    if (found != sidecar.payload.end()) {
+        sidecar.has_policy_state = true;
+        sidecar.state = read_state(*found);
+    }
+    return sidecar;
+}
+
+}  // namespace ckpt::sim

@@ -1,0 +1,37 @@
+// The checkers' own reading of the simulated disk and the ledger: completeness, the visible
+// link, the durably recorded floor. It never uses the policy's parsers or completeness test,
+// which a mutant may bend, and it only reads (through the inspection views, which no injected
+// fault can hit). Shared by the ledger writer and the checkers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/core/checkpoint_evaluation_state.hpp"
+#include "sim/checks/ledger.hpp"
+#include "sim/disk/sim_file_system.hpp"
+
+namespace ckpt::sim {
+
+std::string describe(const CheckpointEvaluationState& state);
+
+// Reads the seed's state mapping; nothing when it is not a well-formed state.
+std::optional<CheckpointEvaluationState> read_state(const nlohmann::json& mapping);
+
+std::string checkpoint_path(std::int64_t step);
+
+// Complete: trainer_state.json parses and names global_step `step`.
+bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::int64_t step);
+bool checkpoint_has_every_shard(const SimFileSystem& fs, const Ledger& ledger, int ranks, std::int64_t step);
+std::optional<std::int64_t> visible_link_step(const SimFileSystem& fs);
+bool record_intact(const SimFileSystem& fs, const Ledger& ledger, const CheckpointRecord& record);
+
+// The newest durably recorded decision that is still usable.
+CheckpointEvaluationState expected_floor(const SimFileSystem& fs, const Ledger& ledger);
+
+SidecarReading read_durable_sidecar(const SimFileSystem& fs);
+
+}  // namespace ckpt::sim

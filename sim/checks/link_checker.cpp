@@ -1,0 +1,135 @@
+// P1 and P4 over the ledger's link record and the visible disk; re-checks the link at a crash
+// point only when the disk changed since the last check, which keeps every passage cheap.
+#include "sim/checks/link_checker.hpp"
+
+#include <numeric>
+#include <string>
+
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/checks/disk_truth.hpp"
+#include "sim/events/job_constants.hpp"
+
+namespace ckpt::sim {
+
+using nlohmann::json;
+
+void LinkChecker::on(const LinkPublished& e) {
+    const auto& ledger = context_.ledger;
+    const auto step = e.step;
+    const auto record = ledger.checkpoints.find(step);
+    if (record == ledger.checkpoints.end()) {
+        context_.violate(Property::P4, "final_checkpoint published to checkpoint-" + std::to_string(step) +
+                                           ", which was never written");
+        return;
+    }
+    // on_save publishes after its barrier, so every rank's files must be there. Recovery in
+    // on_train_begin may publish a checkpoint a crashed rank never finished: complete (its
+    // trainer_state.json is whole) is all the seed's design promises there.
+    const bool committing = context_.save_window.in_on_save();
+    if (committing ? !checkpoint_has_every_shard(context_.fs, ledger, context_.scenario.ranks, step)
+                   : !checkpoint_is_complete(context_.fs, ledger, step)) {
+        context_.violate(Property::P4,
+                         "final_checkpoint published to checkpoint-" + std::to_string(step) + " before " +
+                             (committing ? "every rank finished writing it" : "it was complete"));
+    }
+    if (ledger.link_step && *ledger.link_step != step) {
+        if (!ledger.link_target_damaged && !(record->second.score > ledger.link_score)) {
+            context_.violate(Property::P1,
+                             "final_checkpoint moved from checkpoint-" + std::to_string(*ledger.link_step) +
+                                 " (score " + json(ledger.link_score).dump() + ") to checkpoint-" +
+                                 std::to_string(step) + " (score " + json(record->second.score).dump() + ")");
+        }
+    }
+}
+
+void LinkChecker::on(const CrashPointPassed& e) {
+    if (e.rank != 0) {
+        return;
+    }
+    const auto& fs = context_.fs;
+    // Re-check only when the disk changed since the last check: most passages are plain steps.
+    const auto& ops = fs.stats().operations;
+    const auto changes = std::accumulate(ops.begin(), ops.end(), std::uint64_t{0});
+    const bool fresh = changes != link_checked_at_ops_;
+    if (fresh) {
+        link_checked_at_ops_ = changes;
+        const auto step = visible_link_step(fs);
+        const bool link_present =
+            fs.link_target_in(FsView::visible, join_path(kOutputDir, kFinalCheckpointLink)).has_value();
+        link_check_was_ok_ = !link_present || (step && checkpoint_is_complete(fs, context_.ledger, *step));
+        link_checked_step_ = step;
+    }
+    // A target an injected fault destroyed is excused until the next publication, and is not the
+    // save window's doing either, so it is neither a violation nor counted as exposure.
+    if (link_check_was_ok_ || context_.ledger.link_target_damaged) {
+        return;
+    }
+    if (context_.save_window.open()) {
+        save_window_dangling_ += 1;  // the seed's known exposure, measured not failed
+        return;
+    }
+    if (!fresh) {
+        return;  // already reported for this state of the disk
+    }
+    context_.violate(Property::P4,
+                     "final_checkpoint names " +
+                         (link_checked_step_ ? "checkpoint-" + std::to_string(*link_checked_step_)
+                                             : std::string("a non-checkpoint")) +
+                         ", which is not complete, outside the save window");
+}
+
+void LinkChecker::on(const JobFinished& e) {
+    const auto& final_state = e.final_state;
+    if (!final_state.best_step || final_state.best_is_external) {
+        return;
+    }
+    const auto link = visible_link_step(context_.fs);
+    if (link != final_state.best_step) {
+        context_.violate(Property::P4,
+                         "at the end final_checkpoint names " +
+                             (link ? "checkpoint-" + std::to_string(*link) : std::string("nothing")) +
+                             ", not the retained best checkpoint-" + std::to_string(*final_state.best_step));
+        return;
+    }
+    check_retention_at_end(*link);
+}
+
+void LinkChecker::check_retention_at_end(std::int64_t link) {
+    const auto& fs = context_.fs;
+    const auto& ledger = context_.ledger;
+    double best_recorded = -1e300;
+    std::int64_t best_recorded_step = -1;
+    for (const auto& [step, record] : ledger.checkpoints) {
+        if (record_intact(fs, ledger, record) && record.score > best_recorded) {
+            best_recorded = record.score;
+            best_recorded_step = step;
+        }
+    }
+    const auto linked = ledger.checkpoints.find(link);
+    if (best_recorded_step >= 0 &&
+        (linked == ledger.checkpoints.end() || linked->second.score < best_recorded)) {
+        context_.violate(Property::P1, "at the end final_checkpoint names checkpoint-" +
+                                           std::to_string(link) + " but checkpoint-" +
+                                           std::to_string(best_recorded_step) + " recorded a higher score " +
+                                           json(best_recorded).dump());
+    }
+    if (context_.scenario.save_total_limit != 1) {
+        return;
+    }
+    // Through the inspection view: the checker must not issue operations a fault could hit.
+    const std::string prefix = std::string(kOutputDir) + "/";
+    for (const auto& path : fs.list_recursive(FsView::visible)) {
+        if (path.rfind(prefix, 0) != 0 || path.find('/', prefix.size()) != std::string::npos) {
+            continue;
+        }
+        const auto step = parse_checkpoint_step(std::string_view(path).substr(prefix.size()));
+        if (step && *step != link && checkpoint_is_complete(fs, ledger, *step)) {
+            context_.violate(Property::P1, "save_total_limit is 1 but complete checkpoint-" +
+                                               std::to_string(*step) +
+                                               " is kept beside the best checkpoint-" + std::to_string(link));
+            break;
+        }
+    }
+}
+
+}  // namespace ckpt::sim

@@ -1,0 +1,31 @@
+// P3, as DESIGN.md states it; reads the ledger's durable floor at each incarnation's start.
+// Reports each rank once per stop.
+#include "sim/checks/stop_checker.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/checks/disk_truth.hpp"
+
+namespace ckpt::sim {
+
+void StopChecker::on(const IncarnationBegan& e) {
+    // A stop that is durable binds the new incarnation from its first step.
+    const bool durable_stop = expected_floor(context_.fs, context_.ledger).stop_requested;
+    stop_in_force_.assign(static_cast<std::size_t>(e.ranks), durable_stop);
+}
+
+void StopChecker::on(const TrainBegan& e) {
+    // A restored stop binds every rank from here on, whether or not the ledger already counted
+    // it durable (a sidecar the page cache still held is restored too).
+    if (e.restored.stop_requested) {
+        std::fill(stop_in_force_.begin(), stop_in_force_.end(), true);
+    }
+}
+
+void StopChecker::report(int rank, const char* what) {
+    stop_in_force_[static_cast<std::size_t>(rank)] = false;  // report once per rank
+    context_.violate(Property::P3, "rank " + std::to_string(rank) + what);
+}
+
+}  // namespace ckpt::sim

@@ -1,0 +1,36 @@
+// P3: after a stop (durable or decided) no rank takes another optimizer step or starts another
+// evaluation. Tracks, per rank of the running incarnation, whether a stop is in force.
+#pragma once
+
+#include <vector>
+
+#include "sim/checks/checker_context.hpp"
+#include "sim/events/event.hpp"
+
+namespace ckpt::sim {
+
+class StopChecker {
+  public:
+    explicit StopChecker(const CheckerContext& context) : context_(context) {}
+
+    void on(const IncarnationBegan& e);
+    void on(const StepStarted& e) { report_once(e.rank, " took an optimizer step after a stop"); }
+    void on(const EvaluationStarted& e) { report_once(e.rank, " started an evaluation after a stop"); }
+    void on(const StopInForce& e) noexcept { stop_in_force_[static_cast<std::size_t>(e.rank)] = true; }
+    void on(const TrainBegan& e);
+    void on(const auto&) noexcept {}
+
+  private:
+    // Inline: every step and evaluation of every rank passes here, and a stop is rare.
+    void report_once(int rank, const char* what) {
+        if (stop_in_force_[static_cast<std::size_t>(rank)]) {
+            report(rank, what);
+        }
+    }
+    void report(int rank, const char* what);
+
+    const CheckerContext& context_;
+    std::vector<bool> stop_in_force_;
+};
+
+}  // namespace ckpt::sim

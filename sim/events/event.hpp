@@ -1,0 +1,162 @@
+// What happened in one scenario, as the trainer, the disk hooks and the fault plan report it.
+// Every event is a small struct of values and references to the reporter's own data, so an
+// event costs no allocation; sinks must not keep references past the call that delivers it.
+// Depends only on the scenario vocabulary, the disk, the rank outcomes and the policy types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/core/checkpoint_evaluation_decision.hpp"
+#include "policy/core/checkpoint_evaluation_state.hpp"
+#include "sim/ranks/rank_scheduler.hpp"
+#include "sim/scenario/crash_point.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace ckpt::sim {
+
+// ---- the job's life (reported by the simulation) ----------------------------------------------
+
+struct IncarnationBegan {
+    int incarnation = 0;
+    int ranks = 0;
+    std::optional<std::int64_t> resume_step;
+};
+// The incarnation's ranks are gone; disk operations from here on belong to no rank.
+struct IncarnationEnded {};
+struct ResumeSourceChosen {
+    std::int64_t step = 0;
+    std::string_view name;
+    bool complete = false;
+};
+// How the ranks of one incarnation ended; `dead_ranks` were killed by injected faults.
+struct RanksEnded {
+    const RunResult& result;
+    int dead_ranks = 0;
+};
+struct JobFinished {
+    const CheckpointEvaluationState& final_state;
+};
+struct IncarnationLimitReached {
+    int limit = 0;
+};
+struct UnexplainedFailure {
+    const std::string& error;
+};
+
+// ---- the trainer (rank 0 only unless the struct names a rank) ----------------------------------
+
+struct CallbacksRestored {
+    std::int64_t step = 0;
+    const nlohmann::json& restored_states;
+    const std::vector<std::string>& warnings;
+};
+// on_train_begin returned: the policy was restored and recovery ran.
+struct TrainBegan {
+    const CheckpointEvaluationState& restored;
+    bool resumed = false;
+};
+// Follows TrainBegan: recovery may have rewritten the sidecar.
+struct RecoveryFinished {};
+// A rank's policy state after collective number `sequence` of this incarnation.
+struct RankStateShared {
+    int rank = 0;
+    std::uint64_t sequence = 0;
+    const CheckpointEvaluationState& state;
+};
+struct StepStarted {
+    int rank = 0;
+};
+struct StepFinished {
+    int rank = 0;
+    std::int64_t global_step = 0;
+};
+struct EvaluationStarted {
+    int rank = 0;
+};
+struct DecisionMade {
+    std::int64_t step = 0;
+    double score = 0.0;
+    const CheckpointEvaluationState& prior;
+    const CheckpointEvaluationDecision& decision;
+    const CheckpointEvaluationState& after;
+};
+// The rank applied a decision that stops.
+struct StopInForce {
+    int rank = 0;
+};
+// persist() or a committing on_save() returned with the policy in `state`.
+struct SidecarPersisted {
+    const CheckpointEvaluationState& state;
+};
+struct CheckpointStarted {
+    std::int64_t step = 0;
+};
+// trainer_state.json of checkpoint-`step` was written (and, the second time, fsynced).
+struct TrainerStateWritten {
+    std::int64_t step = 0;
+    double score = 0.0;
+    const CheckpointEvaluationState& policy_state;
+    const nlohmann::json& callback_states;
+    std::string_view bytes;
+};
+// The rotation after a checkpoint write begins: the save window opens.
+struct RotationStarted {};
+struct SaveCallbackStarted {
+    int rank = 0;
+};
+struct SaveCallbackReturned {};
+struct Committed {
+    std::int64_t step = 0;
+};
+struct CrashPointPassed {
+    CrashPoint point = CrashPoint::step_end;
+    int rank = 0;
+};
+// Rank 0 renames a new final_checkpoint link into place, naming checkpoint-`step`.
+struct LinkPublished {
+    std::int64_t step = 0;
+    const std::string& target;
+};
+
+// ---- the fault plan's faults, as they are executed --------------------------------------------
+
+struct CrashInjected {
+    CrashPoint point = CrashPoint::step_end;
+    CrashScope scope = CrashScope::job;
+    int rank = 0;
+    std::string_view label;  // job scope: process_kill or power_loss:<mode>
+};
+struct RankDeathInjected {
+    int rank = 0;
+};
+struct SidecarCorrupted {
+    const std::string& path;
+};
+struct CheckpointCorrupted {
+    std::int64_t step = 0;
+};
+// A step-triggered fault (`after` names it) ends the job like a preemption.
+struct Preempted {
+    std::string_view after;
+};
+struct IoErrorInjected {
+    IoTarget target = IoTarget::sidecar_write;
+    std::string_view path;
+};
+
+using Event = std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
+                           IncarnationLimitReached, UnexplainedFailure, CallbacksRestored, TrainBegan,
+                           RecoveryFinished, RankStateShared, StepStarted, StepFinished, EvaluationStarted,
+                           DecisionMade, StopInForce, SidecarPersisted, CheckpointStarted,
+                           TrainerStateWritten, RotationStarted, SaveCallbackStarted, SaveCallbackReturned,
+                           Committed, CrashPointPassed, LinkPublished, CrashInjected, RankDeathInjected,
+                           SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected>;
+
+}  // namespace ckpt::sim

@@ -1,0 +1,181 @@
+// Deciding (as a sink) and executing (after the fan-out) the scenario's planned faults. The
+// executed fault is reported as events before it throws, so the ledger and trace see it.
+#include "sim/faults/fault_plan.hpp"
+
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/base/assert.hpp"
+#include "sim/events/job_constants.hpp"
+#include "sim/faults/simulated_crash.hpp"
+
+namespace ckpt::sim {
+namespace {
+
+std::string crash_label(CrashKind kind, PowerLossMode mode) {
+    return kind == CrashKind::process_kill ? "process_kill" : "power_loss:" + std::string(to_string(mode));
+}
+
+bool is_step_triggered(FaultAction action) noexcept {
+    return action == FaultAction::rank_death || action == FaultAction::preemption ||
+           action == FaultAction::corrupt_sidecar || action == FaultAction::corrupt_checkpoint;
+}
+
+}  // namespace
+
+FaultPlan::FaultPlan(const Scenario& scenario, Rng rng, const CallbackIo& io)
+    : scenario_(scenario), rng_(rng), io_(io), plan_(scenario.faults.size()) {
+    for (const auto& fault : scenario_.faults) {
+        if (fault.action == FaultAction::crash) {
+            armed_points_ |= 1U << static_cast<unsigned>(fault.point);
+        }
+        has_io_faults_ = has_io_faults_ || fault.action == FaultAction::io_error;
+    }
+    refresh_next_step_fault();
+}
+
+void FaultPlan::refresh_next_step_fault() noexcept {
+    next_step_fault_ = INT64_MAX;
+    for (std::size_t i = 0; i < plan_.size(); ++i) {
+        if (is_step_triggered(scenario_.faults[i].action) && !plan_[i].fired) {
+            next_step_fault_ = std::min(next_step_fault_, scenario_.faults[i].at_step);
+        }
+    }
+}
+
+void FaultPlan::fire(std::size_t index, CrashPoint point, int rank) {
+    plan_[index].fired = true;
+    due_ = DueFault{index, point, rank};
+}
+
+// ---- deciding ------------------------------------------------------------------------------
+
+void FaultPlan::on(const CrashPointPassed& e) {
+    const auto index = static_cast<std::size_t>(e.point);
+    const auto passes = ++passes_[index][static_cast<std::size_t>(e.rank)];
+    if ((armed_points_ & (1U << index)) == 0) {
+        return;
+    }
+    for (std::size_t i = 0; i < plan_.size(); ++i) {
+        const auto& fault = scenario_.faults[i];
+        if (plan_[i].fired || fault.action != FaultAction::crash || fault.point != e.point) {
+            continue;
+        }
+        const int target_rank = fault.scope == CrashScope::job ? 0 : fault.rank;
+        if (target_rank == e.rank && passes == fault.occurrence) {
+            fire(i, e.point, e.rank);
+            return;
+        }
+    }
+}
+
+void FaultPlan::on(const StepFinished& e) {
+    if (e.global_step < next_step_fault_) {
+        return;
+    }
+    for (std::size_t i = 0; i < plan_.size(); ++i) {
+        const auto& fault = scenario_.faults[i];
+        if (plan_[i].fired || !is_step_triggered(fault.action) || fault.at_step > e.global_step) {
+            continue;
+        }
+        const int target_rank = fault.action == FaultAction::rank_death ? fault.rank : 0;
+        if (target_rank == e.rank) {
+            fire(i, CrashPoint::step_end, e.rank);
+            refresh_next_step_fault();
+            return;
+        }
+    }
+}
+
+std::optional<FaultPlan::IoFault> FaultPlan::io_fault(const FsOperation& op) {
+    if (!has_io_faults_) {
+        return std::nullopt;
+    }
+    const bool dir_fsync_after_rename = callback_rename_pending_;
+    if (op.op == FsOp::rename) {
+        callback_rename_pending_ = io_.renames_onto_sidecar(op) || io_.renames_onto_link(op);
+    } else if (op.op == FsOp::fsync_dir) {
+        callback_rename_pending_ = false;
+    }
+    for (std::size_t i = 0; i < plan_.size(); ++i) {
+        const auto& fault = scenario_.faults[i];
+        if (plan_[i].fired || fault.action != FaultAction::io_error ||
+            !io_.matches(fault.target, op, dir_fsync_after_rename)) {
+            continue;
+        }
+        if (++plan_[i].seen < fault.occurrence) {
+            continue;
+        }
+        plan_[i].fired = true;
+        io_error_fired_ = true;
+        return IoFault{Fault{fault.error, op.size / 2}, fault.target};
+    }
+    return std::nullopt;
+}
+
+// ---- executing -----------------------------------------------------------------------------
+
+void FaultPlan::execute(const DueFault& due, FaultTargets targets) {
+    const auto& fault = scenario_.faults[due.index];
+    if (fault.action == FaultAction::crash) {
+        execute_crash(fault, due, targets);
+    }
+    execute_step_fault(fault, due, targets);
+}
+
+void FaultPlan::execute_crash(const PlannedFault& fault, const DueFault& due, FaultTargets targets) {
+    if (fault.scope == CrashScope::rank) {
+        targets.events.emit(CrashInjected{due.point, CrashScope::rank, fault.rank, "rank_kill"});
+        targets.scheduler.kill_rank(fault.rank);  // throws RankDied on this rank
+        CKPT_ASSERT(false);                       // kill_rank never returns on the rank it kills
+    }
+    const auto label = crash_label(fault.kind, fault.power_loss);
+    targets.events.emit(CrashInjected{due.point, CrashScope::job, 0, label});
+    throw SimulatedCrash("crash at " + std::string(to_string(due.point)), fault.kind, fault.power_loss);
+}
+
+void FaultPlan::corrupt_until_unreadable(SimFileSystem& fs, const std::string& path) {
+    // The fault model declares corruption detectable (as a checksum would make it): damage that
+    // still parses would be a silent wrong state no protocol can notice.
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        fs.corrupt_at_rest(path, rng_);
+        const auto bytes = fs.content_in(FsView::visible, path);
+        if (!bytes || nlohmann::json::parse(*bytes, nullptr, false).is_discarded()) {
+            return;
+        }
+    }
+}
+
+void FaultPlan::execute_step_fault(const PlannedFault& fault, const DueFault& due, FaultTargets targets) {
+    auto& fs = targets.fs;
+    if (fault.action == FaultAction::rank_death) {
+        targets.events.emit(RankDeathInjected{due.rank});
+        targets.scheduler.kill_rank(due.rank);
+        CKPT_ASSERT(false);  // kill_rank never returns on the rank it kills
+    }
+    if (fault.action == FaultAction::corrupt_sidecar) {
+        const auto sidecar = join_path(kOutputDir, kSidecarName);
+        if (fs.exists_in(FsView::visible, sidecar)) {
+            corrupt_until_unreadable(fs, sidecar);
+            targets.events.emit(SidecarCorrupted{sidecar});
+        }
+    } else if (fault.action == FaultAction::corrupt_checkpoint) {
+        // The newest checkpoint that is complete on disk right now.
+        std::optional<std::int64_t> newest;
+        for (const auto& [step, record] : targets.ledger.checkpoints) {
+            const auto path = join_path(join_path(kOutputDir, checkpoint_dir_name(step)), kTrainerStateName);
+            if (fs.content_equals(FsView::visible, path, record.trainer_state_bytes)) {
+                newest = step;
+            }
+        }
+        if (newest) {
+            corrupt_until_unreadable(
+                fs, join_path(join_path(kOutputDir, checkpoint_dir_name(*newest)), kTrainerStateName));
+            targets.events.emit(CheckpointCorrupted{*newest});
+        }
+    }
+    // Preemption, and the corruptions (which only matter to the next start), end the job here.
+    const auto name = std::string(to_string(fault.action));
+    targets.events.emit(Preempted{name});
+    throw SimulatedCrash(name, CrashKind::process_kill, PowerLossMode::strict);
+}
+
+}  // namespace ckpt::sim

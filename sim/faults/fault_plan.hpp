@@ -1,0 +1,92 @@
+// The scenario's planned faults. As an event sink it decides when a fault is due (a crash at
+// the n-th passage of a crash point, a step-triggered fault); the simulation then calls
+// `execute`, which reports the fault as events and throws or kills the rank. Each planned fault
+// fires at most once over the whole run, so every crash is followed by progress and a run
+// always ends. It never calls a checker and never writes the ledger.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/base/rng.hpp"
+#include "sim/checks/ledger.hpp"
+#include "sim/disk/sim_file_system.hpp"
+#include "sim/events/event_sink.hpp"
+#include "sim/faults/callback_io.hpp"
+#include "sim/ranks/rank_scheduler.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace ckpt::sim {
+
+// A planned fault that must fire now, on `rank`, at `point` (crashes only).
+struct DueFault {
+    std::size_t index = 0;
+    CrashPoint point = CrashPoint::step_end;
+    int rank = 0;
+};
+
+// What `execute` needs of the world.
+struct FaultTargets {
+    SimFileSystem& fs;
+    const Ledger& ledger;
+    RankScheduler& scheduler;
+    EventSink& events;
+};
+
+class FaultPlan {
+  public:
+    FaultPlan(const Scenario& scenario, Rng rng, const CallbackIo& io);
+
+    void on(const IncarnationBegan&) noexcept { io_error_fired_ = false; }
+    void on(const CrashPointPassed& e);
+    void on(const StepFinished& e);
+    void on(const auto&) noexcept {}
+
+    std::optional<DueFault> take_due() noexcept {
+        auto due = due_;
+        due_.reset();
+        return due;
+    }
+    // Reports the due fault and carries it out: throws SimulatedCrash or kills the rank.
+    [[noreturn]] void execute(const DueFault& due, FaultTargets targets);
+
+    // The disk's fault hook, for rank 0 inside an incarnation: the I/O error due on `op`.
+    struct IoFault {
+        Fault fault;
+        IoTarget target;
+    };
+    std::optional<IoFault> io_fault(const FsOperation& op);
+    bool has_io_faults() const noexcept { return has_io_faults_; }
+    // Whether an I/O error fired in the current incarnation: it explains a job that failed.
+    bool io_error_fired() const noexcept { return io_error_fired_; }
+
+  private:
+    struct PlanState {
+        bool fired = false;
+        std::uint32_t seen = 0;
+    };
+
+    void fire(std::size_t index, CrashPoint point, int rank);
+    [[noreturn]] void execute_crash(const PlannedFault& fault, const DueFault& due, FaultTargets targets);
+    [[noreturn]] void execute_step_fault(const PlannedFault& fault, const DueFault& due,
+                                         FaultTargets targets);
+    void corrupt_until_unreadable(SimFileSystem& fs, const std::string& path);
+    void refresh_next_step_fault() noexcept;
+
+    const Scenario& scenario_;
+    Rng rng_;
+    const CallbackIo& io_;
+    std::vector<PlanState> plan_;
+    std::array<std::array<std::uint64_t, kMaxRanks>, kCrashPointCount> passes_{};
+    std::uint32_t armed_points_ = 0;  // bit per crash point with an unfired crash planned
+    std::int64_t next_step_fault_ = INT64_MAX;
+    bool has_io_faults_ = false;
+    bool io_error_fired_ = false;
+    bool callback_rename_pending_ = false;  // a sidecar or link rename awaits its directory fsync
+    std::optional<DueFault> due_;
+};
+
+}  // namespace ckpt::sim

@@ -1,0 +1,88 @@
+// The swarm's ranges and odds as data: what every seed's scenario is drawn from. The swarm
+// (swarm.cpp) draws from these, in its fixed order, and the RapidCheck scenario generators
+// (properties/support/scenario_generators.cpp) draw over the same ranges, so the two cannot drift.
+// Ranges are inclusive. Depends on sim/ranks' rank limit only.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "sim/ranks/rank_limit.hpp"
+
+namespace ckpt::sim {
+
+// True with probability numerator / denominator (Rng::chance).
+struct Odds {
+    std::uint64_t numerator = 0;
+    std::uint64_t denominator = 1;
+
+    // The odds of the opposite outcome, for a generator whose flag means "not this".
+    constexpr Odds complement() const noexcept { return {denominator - numerator, denominator}; }
+};
+
+template <typename T>
+struct Range {
+    T lo{};
+    T hi{};  // inclusive
+};
+
+// A roll in [0, 100) picks a band: one rank, two, a few, or many.
+struct RankMix {
+    int one_rank_below = 30;   // 30%: one rank
+    int two_ranks_below = 55;  // 25%: two
+    int few_below = 80;        // 25%: `few`; the remaining 20%: `many`
+    Range<int> few{3, 4};
+    Range<int> many{5, kMaxRanks};
+};
+
+// Swarm testing: each fault kind is on or off for a seed with its own odds, and an enabled kind
+// plans `events_per_kind` faults.
+struct FaultMix {
+    Odds crashes{7, 10};
+    Odds io_errors{1, 4};
+    Odds corrupt_sidecar{1, 12};
+    Odds corrupt_checkpoint{1, 12};
+    Odds rank_death{1, 10};  // only with two ranks or more
+    Odds preemption{1, 5};
+    Range<int> events_per_kind{1, 2};
+    // step_end is passed once per step, so its occurrence is a place in the run; the other crash
+    // points are passed a few times per run.
+    Range<std::uint32_t> step_end_occurrence{1, 400};
+    Range<std::uint32_t> other_point_occurrence{1, 3};
+    Odds process_kill{1, 2};  // otherwise a power loss
+    // Power loss takes the whole node; only a process kill, with two ranks or more, can hit one rank.
+    Odds rank_scoped_kill{1, 4};
+    Range<std::uint32_t> io_error_occurrence{1, 4};
+};
+
+struct SwarmRanges {
+    RankMix ranks;
+    Range<std::int64_t> max_steps{400, 1400};
+    Range<std::int64_t> steps_per_epoch{60, 400};
+    Odds epoch_saves{1, 5};
+    Range<std::int64_t> save_steps{20, 60};
+    Odds gate_steps{1, 2};
+    std::array<std::int64_t, 3> gates{10, 25, 50};  // the seed's warm-up gates
+    Odds regular{3, 10};
+    Range<std::int64_t> regular_steps{40, 120};
+    Range<std::int64_t> patience{2, 6};
+    Odds no_warmup{1, 2};  // patience counts from step 0; otherwise from patience_start_step
+    Range<std::int64_t> patience_start_step{50, 200};
+    Odds keep_one{3, 5};  // save_total_limit 1; otherwise drawn from save_total_limit
+    Range<std::int64_t> save_total_limit{2, 3};
+    Odds protect_best{3, 10};
+    Odds transformers_resume{1, 4};
+    Range<int> early_stopping_callbacks{0, 3};
+    Odds early_stopping_state_keys{1, 2};
+    // Scripted scores are multiples of 1/score_grid in [0, 1], so ties are common.
+    Range<int> script_length{8, 20};
+    int score_grid = 40;
+    Odds noisy_replay{1, 2};
+    Odds external_baseline{3, 10};
+    FaultMix faults;
+    Odds watchdog{17, 20};
+};
+
+inline constexpr SwarmRanges kSwarm{};
+
+}  // namespace ckpt::sim

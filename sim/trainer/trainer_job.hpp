@@ -1,0 +1,31 @@
+// What one incarnation of the job gives each of its ranks: the scenario, the disk, the score
+// model and the scheduler, the checkpoint it resumes from, and the sink the ranks report what
+// they do to. The trainer reaches nothing else: no checker, no ledger, no fault plan, no trace.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/disk/sim_file_system.hpp"
+#include "sim/events/event_sink.hpp"
+#include "sim/ranks/rank_scheduler.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/trainer/score_model.hpp"
+
+namespace ckpt::sim {
+
+struct TrainerJob {
+    const Scenario& scenario;
+    SimFileSystem& fs;
+    const ScoreModel& scores;
+    RankScheduler& scheduler;
+    EventSink& events;
+    int incarnation = 0;
+    std::optional<std::int64_t> resume_step;  // the checkpoint this incarnation starts from
+    // Its trainer_state.json, migrated: every rank reads the same bytes, so it is parsed once.
+    nlohmann::json resume_trainer_state;
+};
+
+}  // namespace ckpt::sim
