@@ -20,7 +20,7 @@ struct ScenarioTally {
     void add(const sim::ScenarioResult& result) {
         steps += static_cast<double>(result.stats.steps);
         evaluations += static_cast<double>(result.stats.evaluations);
-        ranks += result.scenario.ranks;
+        ranks += result.scenario.job.ranks;
         faults += static_cast<double>(result.stats.faults_fired());
         incarnations += static_cast<double>(result.stats.incarnations);
         violations += static_cast<double>(result.violations.size());

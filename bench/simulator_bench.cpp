@@ -22,11 +22,11 @@ constexpr std::int64_t kLongRun = 20'000;
 Scenario long_run(int ranks, std::uint64_t seed) {
     Scenario s;
     s.seed = seed;
-    s.ranks = ranks;
-    s.max_steps = kLongRun;
-    s.steps_per_epoch = 1'000;
-    s.save_strategy = ckpt::sim::SaveStrategy::steps;
-    s.save_steps = kLongRun * 100;
+    s.job.ranks = ranks;
+    s.trainer.max_steps = kLongRun;
+    s.trainer.steps_per_epoch = 1'000;
+    s.trainer.save_strategy = ckpt::sim::SaveStrategy::steps;
+    s.trainer.save_steps = kLongRun * 100;
     return s;
 }
 
@@ -37,13 +37,13 @@ Scenario long_run(int ranks, std::uint64_t seed) {
 Scenario long_run_with_faults(int ranks) {
     for (std::uint64_t seed = 1; seed < 10'000; ++seed) {
         const Scenario drawn = ckpt::sim::draw_scenario(seed);
-        if (drawn.ranks != ranks) {
+        if (drawn.job.ranks != ranks) {
             continue;
         }
         Scenario s = long_run(ranks, seed);
         s.faults = drawn.faults;
         for (auto& fault : s.faults) {
-            fault.at_step = fault.at_step * kLongRun / drawn.max_steps;
+            fault.at_step = fault.at_step * kLongRun / drawn.trainer.max_steps;
         }
         if (ckpt::sim::run_scenario(s).stats.faults_fired() > 0) {
             return s;

@@ -248,30 +248,31 @@ rc::Gen<T> on_stream(rc::Gen<T> gen, std::uint64_t stream) {
 Scenario fit_scenario(const ScenarioDraw& d, const ScenarioFocus& focus) {
     Scenario s;
     s.seed = d.seed;
-    s.ranks = std::max(focus.min_ranks, fit_ranks(d.ranks_roll, d.ranks_pick));
-    s.max_steps = d.max_steps;
-    s.steps_per_epoch = d.steps_per_epoch;
-    s.save_strategy = d.epoch_saves ? sim::SaveStrategy::epoch : sim::SaveStrategy::steps;
-    s.save_steps = d.save_steps;
+    s.job.ranks = std::max(focus.min_ranks, fit_ranks(d.ranks_roll, d.ranks_pick));
+    s.trainer.max_steps = d.max_steps;
+    s.trainer.steps_per_epoch = d.steps_per_epoch;
+    s.trainer.save_strategy = d.epoch_saves ? sim::SaveStrategy::epoch : sim::SaveStrategy::steps;
+    s.trainer.save_steps = d.save_steps;
     if (d.gate_steps) {
-        s.gate_steps.assign(kSwarm.gates.begin(), kSwarm.gates.end());
+        s.callbacks.gate_steps.assign(kSwarm.gates.begin(), kSwarm.gates.end());
     }
     if (d.regular) {
-        s.regular_steps = d.regular_steps;
+        s.callbacks.regular_steps = d.regular_steps;
     }
-    s.policy.patience = d.patience;
-    s.policy.tie_policy = d.tie_policy;
-    s.policy.patience_start_step = d.warmup ? d.patience_start_step : 0;
-    s.save_total_limit = d.several_kept ? d.save_total_limit : 1;
-    s.protect_best_in_rotation = d.protect_best;
-    s.resume_rule = d.transformers_resume ? sim::ResumeRule::transformers : sim::ResumeRule::fixed;
-    s.early_stopping_callbacks = std::max(focus.min_early_stopping_callbacks, d.early_stopping_callbacks);
-    s.early_stopping_state_keys = d.early_stopping_state_keys;
+    s.callbacks.policy.patience = d.patience;
+    s.callbacks.policy.tie_policy = d.tie_policy;
+    s.callbacks.policy.patience_start_step = d.warmup ? d.patience_start_step : 0;
+    s.trainer.save_total_limit = d.several_kept ? d.save_total_limit : 1;
+    s.trainer.protect_best_in_rotation = d.protect_best;
+    s.trainer.resume_rule = d.transformers_resume ? sim::ResumeRule::transformers : sim::ResumeRule::fixed;
+    s.callbacks.early_stopping_callbacks =
+        std::max(focus.min_early_stopping_callbacks, d.early_stopping_callbacks);
+    s.callbacks.early_stopping_state_keys = d.early_stopping_state_keys;
     s.score = d.score;
     for (const auto& fault : d.faults) {
-        s.faults.push_back(fit_fault(fault, s.ranks, s.max_steps));
+        s.faults.push_back(fit_fault(fault, s.job.ranks, s.trainer.max_steps));
     }
-    s.watchdog = !d.watchdog_off;
+    s.job.watchdog = !d.watchdog_off;
     s.validate();
     return s;
 }

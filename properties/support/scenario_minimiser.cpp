@@ -24,7 +24,7 @@ std::vector<std::int64_t> toward(std::int64_t value, std::int64_t target) {
 // A scenario with fewer ranks: faults that named a rank that is gone name the last one, and a
 // rank-scoped crash of a single-rank job becomes a job crash.
 Scenario with_ranks(Scenario s, int ranks) {
-    s.ranks = ranks;
+    s.job.ranks = ranks;
     for (auto& fault : s.faults) {
         fault.rank = std::min(fault.rank, ranks - 1);
         if (ranks == 1 && fault.scope == sim::CrashScope::rank) {
@@ -103,47 +103,47 @@ std::vector<Scenario> setting_simplifications(const Scenario& s) {
         change(c);
         out.push_back(c);
     };
-    if (!s.gate_steps.empty()) {
-        vary([](Scenario& c) { c.gate_steps.clear(); });
+    if (!s.callbacks.gate_steps.empty()) {
+        vary([](Scenario& c) { c.callbacks.gate_steps.clear(); });
     }
-    if (s.regular_steps) {
-        vary([](Scenario& c) { c.regular_steps.reset(); });
+    if (s.callbacks.regular_steps) {
+        vary([](Scenario& c) { c.callbacks.regular_steps.reset(); });
     }
-    for (const auto n : toward(s.early_stopping_callbacks, 0)) {
-        vary([&](Scenario& c) { c.early_stopping_callbacks = static_cast<int>(n); });
+    for (const auto n : toward(s.callbacks.early_stopping_callbacks, 0)) {
+        vary([&](Scenario& c) { c.callbacks.early_stopping_callbacks = static_cast<int>(n); });
     }
-    if (s.early_stopping_state_keys) {
-        vary([](Scenario& c) { c.early_stopping_state_keys = false; });
+    if (s.callbacks.early_stopping_state_keys) {
+        vary([](Scenario& c) { c.callbacks.early_stopping_state_keys = false; });
     }
-    if (s.protect_best_in_rotation) {
-        vary([](Scenario& c) { c.protect_best_in_rotation = false; });
+    if (s.trainer.protect_best_in_rotation) {
+        vary([](Scenario& c) { c.trainer.protect_best_in_rotation = false; });
     }
-    if (s.resume_rule != sim::ResumeRule::fixed) {
-        vary([](Scenario& c) { c.resume_rule = sim::ResumeRule::fixed; });
+    if (s.trainer.resume_rule != sim::ResumeRule::fixed) {
+        vary([](Scenario& c) { c.trainer.resume_rule = sim::ResumeRule::fixed; });
     }
-    if (s.save_total_limit != 1) {
-        vary([](Scenario& c) { c.save_total_limit = 1; });
+    if (s.trainer.save_total_limit != 1) {
+        vary([](Scenario& c) { c.trainer.save_total_limit = 1; });
     }
-    if (s.save_strategy != sim::SaveStrategy::steps) {
-        vary([](Scenario& c) { c.save_strategy = sim::SaveStrategy::steps; });
+    if (s.trainer.save_strategy != sim::SaveStrategy::steps) {
+        vary([](Scenario& c) { c.trainer.save_strategy = sim::SaveStrategy::steps; });
     }
-    if (!s.watchdog) {
-        vary([](Scenario& c) { c.watchdog = true; });
+    if (!s.job.watchdog) {
+        vary([](Scenario& c) { c.job.watchdog = true; });
     }
-    if (s.policy.tie_policy != TiePolicy::reset) {
-        vary([](Scenario& c) { c.policy.tie_policy = TiePolicy::reset; });
+    if (s.callbacks.policy.tie_policy != TiePolicy::reset) {
+        vary([](Scenario& c) { c.callbacks.policy.tie_policy = TiePolicy::reset; });
     }
-    for (const auto n : toward(s.policy.patience_start_step, 0)) {
-        vary([&](Scenario& c) { c.policy.patience_start_step = n; });
+    for (const auto n : toward(s.callbacks.policy.patience_start_step, 0)) {
+        vary([&](Scenario& c) { c.callbacks.policy.patience_start_step = n; });
     }
-    for (const auto n : toward(s.policy.patience, 1)) {
-        vary([&](Scenario& c) { c.policy.patience = n; });
+    for (const auto n : toward(s.callbacks.policy.patience, 1)) {
+        vary([&](Scenario& c) { c.callbacks.policy.patience = n; });
     }
-    for (const auto n : toward(s.save_steps, 1)) {
-        vary([&](Scenario& c) { c.save_steps = n; });
+    for (const auto n : toward(s.trainer.save_steps, 1)) {
+        vary([&](Scenario& c) { c.trainer.save_steps = n; });
     }
-    for (const auto n : toward(s.steps_per_epoch, 1)) {
-        vary([&](Scenario& c) { c.steps_per_epoch = n; });
+    for (const auto n : toward(s.trainer.steps_per_epoch, 1)) {
+        vary([&](Scenario& c) { c.trainer.steps_per_epoch = n; });
     }
     if (s.seed != 0) {
         vary([](Scenario& c) { c.seed = 0; });
@@ -157,12 +157,12 @@ std::vector<Scenario> simplifications(const Scenario& s) {
     const auto append = [&out](std::vector<Scenario> more) {
         out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
     };
-    for (const auto steps : toward(s.max_steps, 1)) {
+    for (const auto steps : toward(s.trainer.max_steps, 1)) {
         auto c = s;
-        c.max_steps = steps;
+        c.trainer.max_steps = steps;
         out.push_back(c);
     }
-    for (const auto ranks : toward(s.ranks, 1)) {
+    for (const auto ranks : toward(s.job.ranks, 1)) {
         out.push_back(with_ranks(s, static_cast<int>(ranks)));
     }
     append(fault_simplifications(s));

@@ -11,7 +11,7 @@ namespace ckpt::sim {
 using nlohmann::json;
 
 void CommitChecker::on(const ResumeSourceChosen& e) {
-    if (!e.complete && context_.scenario.resume_rule == ResumeRule::fixed) {
+    if (!e.complete && context_.scenario.trainer.resume_rule == ResumeRule::fixed) {
         context_.violate(Property::P5, "the job resumed from checkpoint-" + std::to_string(e.step) +
                                            ", which is not complete");
     }

@@ -26,7 +26,7 @@ void LinkChecker::on(const LinkPublished& e) {
     // on_train_begin may publish a checkpoint a crashed rank never finished: complete (its
     // trainer_state.json is whole) is all the seed's design promises there.
     const bool committing = context_.save_window.in_on_save();
-    if (committing ? !checkpoint_has_every_shard(context_.fs, ledger, context_.scenario.ranks, step)
+    if (committing ? !checkpoint_has_every_shard(context_.fs, ledger, context_.scenario.job.ranks, step)
                    : !checkpoint_is_complete(context_.fs, ledger, step)) {
         context_.violate(Property::P4,
                          "final_checkpoint published to checkpoint-" + std::to_string(step) + " before " +
@@ -113,7 +113,7 @@ void LinkChecker::check_retention_at_end(std::int64_t link) {
                                            std::to_string(best_recorded_step) + " recorded a higher score " +
                                            json(best_recorded).dump());
     }
-    if (context_.scenario.save_total_limit != 1) {
+    if (context_.scenario.trainer.save_total_limit != 1) {
         return;
     }
     // Through the inspection view: the checker must not issue operations a fault could hit.

@@ -10,7 +10,7 @@
 namespace ckpt::sim {
 
 void RulesChecker::on(const DecisionMade& e) {
-    const auto expected = reference_observe(context_.scenario.policy, e.prior, e.score, e.step);
+    const auto expected = reference_observe(context_.scenario.callbacks.policy, e.prior, e.score, e.step);
     const auto& decision = e.decision;
     if (to_string(decision.reason) != expected.reason || decision.should_save != expected.should_save ||
         decision.should_stop != expected.should_stop || e.after != expected.after) {

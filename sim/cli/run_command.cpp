@@ -69,12 +69,12 @@ Command add_run_command(CLI::App& parent) {
                 sim::ScenarioFile file;
                 file.scenario = sim::draw_scenario(options->seed);
                 if (options->ranks > 0) {
-                    file.scenario.ranks = options->ranks;
+                    file.scenario.job.ranks = options->ranks;
                     std::erase_if(file.scenario.faults,
                                   [&](const auto& f) { return f.rank >= options->ranks; });
                 }
                 if (options->max_steps > 0) {
-                    file.scenario.max_steps = options->max_steps;
+                    file.scenario.trainer.max_steps = options->max_steps;
                 }
                 if (options->no_faults) {
                     file.scenario.faults.clear();

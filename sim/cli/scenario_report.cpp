@@ -75,12 +75,13 @@ void print_report(std::ostream& out, const ScenarioReport& report) {
     out << "seed " << s.seed
         << (report.file.mutant ? " (mutant " + std::string(mutants::name_of(*report.file.mutant)) + ")" : "")
         << "\n";
-    out << "  ranks " << s.ranks << ", max_steps " << s.max_steps << ", save every "
-        << (s.save_strategy == sim::SaveStrategy::steps ? std::to_string(s.save_steps) + " steps"
-                                                        : std::string("epoch"))
-        << ", patience " << s.policy.patience << ", tie " << to_string(s.policy.tie_policy)
-        << ", save_total_limit " << s.save_total_limit << ", resume rule "
-        << sim::kResumeRuleNames.name(s.resume_rule) << "\n";
+    out << "  ranks " << s.job.ranks << ", max_steps " << s.trainer.max_steps << ", save every "
+        << (s.trainer.save_strategy == sim::SaveStrategy::steps
+                ? std::to_string(s.trainer.save_steps) + " steps"
+                : std::string("epoch"))
+        << ", patience " << s.callbacks.policy.patience << ", tie "
+        << to_string(s.callbacks.policy.tie_policy) << ", save_total_limit " << s.trainer.save_total_limit
+        << ", resume rule " << sim::kResumeRuleNames.name(s.trainer.resume_rule) << "\n";
     out << "  faults: " << describe_faults(s) << "\n";
     out << "outcome: " << sim::to_string(r.outcome) << " (" << r.outcome_detail << ")\n";
     out << "  " << r.stats.steps << " steps, " << r.stats.evaluations << " evaluations, "

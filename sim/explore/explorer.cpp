@@ -91,7 +91,7 @@ ExploreSummary explore(const ExploreOptions& options) {
             const auto result = run_scenario(scenario);
             hashes[item] = result.trace_hash_value;
             local.scenarios += 1;
-            local.ranks += static_cast<std::uint64_t>(scenario.ranks);
+            local.ranks += static_cast<std::uint64_t>(scenario.job.ranks);
             local.scenarios_with_fault += result.stats.faults_fired() > 0 ? 1 : 0;
             add_stats(local.totals, result.stats);
             local.outcomes[std::string(to_string(result.outcome))] += 1;

@@ -226,35 +226,35 @@ ScoreModelConfig score_from_json(const json& document) {
 }  // namespace
 
 void Scenario::validate() const {
-    if (ranks < 1 || ranks > kMaxRanks) {
+    if (job.ranks < 1 || job.ranks > kMaxRanks) {
         bad_field("ranks", "must be between 1 and " + std::to_string(kMaxRanks));
     }
-    if (max_steps < 1 || max_steps > kMaxSteps) {
+    if (trainer.max_steps < 1 || trainer.max_steps > kMaxSteps) {
         bad_field("max_steps", "must be between 1 and " + std::to_string(kMaxSteps));
     }
-    if (steps_per_epoch < 1) {
+    if (trainer.steps_per_epoch < 1) {
         bad_field("steps_per_epoch", "must be positive");
     }
-    if (save_steps < 1) {
+    if (trainer.save_steps < 1) {
         bad_field("save_steps", "must be positive");
     }
-    for (const auto step : gate_steps) {
+    for (const auto step : callbacks.gate_steps) {
         if (step < 1) {
             bad_field("gate_steps", "must contain positive integers");
         }
     }
-    if (regular_steps && *regular_steps < 1) {
+    if (callbacks.regular_steps && *callbacks.regular_steps < 1) {
         bad_field("regular_steps", "must be positive");
     }
     try {
-        policy.validate();
+        callbacks.policy.validate();
     } catch (const ckpt::ValueError& error) {
         bad_field("policy", error.what());
     }
-    if (save_total_limit < 1) {
+    if (trainer.save_total_limit < 1) {
         bad_field("save_total_limit", "must be positive");
     }
-    if (early_stopping_callbacks < 0 || early_stopping_callbacks > 4) {
+    if (callbacks.early_stopping_callbacks < 0 || callbacks.early_stopping_callbacks > 4) {
         bad_field("early_stopping_callbacks", "must be between 0 and 4");
     }
     if (score.kind == ScoreKind::scripted && score.script.empty()) {
@@ -262,9 +262,9 @@ void Scenario::validate() const {
     }
     for (std::size_t i = 0; i < faults.size(); ++i) {
         const auto& fault = faults[i];
-        if (fault.rank >= ranks) {
+        if (fault.rank >= job.ranks) {
             bad_field("faults[" + std::to_string(i) + "].rank",
-                      "must name a rank below ranks (" + std::to_string(ranks) + ")");
+                      "must name a rank below ranks (" + std::to_string(job.ranks) + ")");
         }
     }
 }
@@ -276,29 +276,29 @@ json Scenario::to_json() const {
     }
     return {
         {"seed", seed},
-        {"ranks", ranks},
-        {"max_steps", max_steps},
-        {"steps_per_epoch", steps_per_epoch},
-        {"save_strategy", kSaveStrategyNames.name(save_strategy)},
-        {"save_steps", save_steps},
-        {"gate_steps", gate_steps},
-        {"regular_steps", regular_steps ? json(*regular_steps) : json(nullptr)},
+        {"ranks", job.ranks},
+        {"max_steps", trainer.max_steps},
+        {"steps_per_epoch", trainer.steps_per_epoch},
+        {"save_strategy", kSaveStrategyNames.name(trainer.save_strategy)},
+        {"save_steps", trainer.save_steps},
+        {"gate_steps", callbacks.gate_steps},
+        {"regular_steps", callbacks.regular_steps ? json(*callbacks.regular_steps) : json(nullptr)},
         {"policy",
-         {{"patience", policy.patience},
-          {"tie_policy", to_string(policy.tie_policy)},
-          {"patience_start_step", policy.patience_start_step}}},
-        {"save_total_limit", save_total_limit},
-        {"protect_best_in_rotation", protect_best_in_rotation},
-        {"resume_rule", kResumeRuleNames.name(resume_rule)},
-        {"early_stopping_callbacks", early_stopping_callbacks},
-        {"early_stopping_state_keys", early_stopping_state_keys},
+         {{"patience", callbacks.policy.patience},
+          {"tie_policy", to_string(callbacks.policy.tie_policy)},
+          {"patience_start_step", callbacks.policy.patience_start_step}}},
+        {"save_total_limit", trainer.save_total_limit},
+        {"protect_best_in_rotation", trainer.protect_best_in_rotation},
+        {"resume_rule", kResumeRuleNames.name(trainer.resume_rule)},
+        {"early_stopping_callbacks", callbacks.early_stopping_callbacks},
+        {"early_stopping_state_keys", callbacks.early_stopping_state_keys},
         {"score",
          {{"kind", kScoreKindNames.name(score.kind)},
           {"script", score.script},
           {"noisy_replay", score.noisy_replay},
           {"external_baseline", score.external_baseline}}},
         {"faults", faults_json},
-        {"watchdog", watchdog},
+        {"watchdog", job.watchdog},
     };
 }
 
@@ -313,11 +313,11 @@ Scenario Scenario::from_json(const json& document) {
     }
     Scenario s;
     s.seed = r.integer<std::uint64_t>("seed", 0, 0, UINT64_MAX);
-    s.ranks = r.integer<int>("ranks", 1, 1, kMaxRanks);
-    s.max_steps = r.integer<std::int64_t>("max_steps", 500, 1, kMaxSteps);
-    s.steps_per_epoch = r.integer<std::int64_t>("steps_per_epoch", 100, 1, kMaxSteps);
-    s.save_strategy = r.choice("save_strategy", SaveStrategy::steps, kSaveStrategyNames);
-    s.save_steps = r.integer<std::int64_t>("save_steps", 50, 1, kMaxSteps);
+    s.job.ranks = r.integer<int>("ranks", 1, 1, kMaxRanks);
+    s.trainer.max_steps = r.integer<std::int64_t>("max_steps", 500, 1, kMaxSteps);
+    s.trainer.steps_per_epoch = r.integer<std::int64_t>("steps_per_epoch", 100, 1, kMaxSteps);
+    s.trainer.save_strategy = r.choice("save_strategy", SaveStrategy::steps, kSaveStrategyNames);
+    s.trainer.save_steps = r.integer<std::int64_t>("save_steps", 50, 1, kMaxSteps);
     if (const auto* gates = r.find("gate_steps")) {
         if (!gates->is_array()) {
             bad_field("gate_steps", "must be a list of positive integers");
@@ -326,20 +326,20 @@ Scenario Scenario::from_json(const json& document) {
             if (!step.is_number_integer() || step.get<std::int64_t>() < 1) {
                 bad_field("gate_steps", "must be a list of positive integers");
             }
-            s.gate_steps.push_back(step.get<std::int64_t>());
+            s.callbacks.gate_steps.push_back(step.get<std::int64_t>());
         }
     }
     if (const auto* regular = r.find("regular_steps"); regular != nullptr && !regular->is_null()) {
-        s.regular_steps = r.integer<std::int64_t>("regular_steps", 0, 1, kMaxSteps);
+        s.callbacks.regular_steps = r.integer<std::int64_t>("regular_steps", 0, 1, kMaxSteps);
     }
     if (const auto* policy = r.find("policy")) {
-        s.policy = policy_from_json(*policy);
+        s.callbacks.policy = policy_from_json(*policy);
     }
-    s.save_total_limit = r.integer<std::int64_t>("save_total_limit", 1, 1, 1000);
-    s.protect_best_in_rotation = r.boolean("protect_best_in_rotation", false);
-    s.resume_rule = r.choice("resume_rule", ResumeRule::fixed, kResumeRuleNames);
-    s.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
-    s.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
+    s.trainer.save_total_limit = r.integer<std::int64_t>("save_total_limit", 1, 1, 1000);
+    s.trainer.protect_best_in_rotation = r.boolean("protect_best_in_rotation", false);
+    s.trainer.resume_rule = r.choice("resume_rule", ResumeRule::fixed, kResumeRuleNames);
+    s.callbacks.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
+    s.callbacks.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
     if (const auto* score = r.find("score")) {
         s.score = score_from_json(*score);
     }
@@ -351,7 +351,7 @@ Scenario Scenario::from_json(const json& document) {
             s.faults.push_back(fault_from_json((*faults)[i], "faults[" + std::to_string(i) + "]"));
         }
     }
-    s.watchdog = r.boolean("watchdog", true);
+    s.job.watchdog = r.boolean("watchdog", true);
     s.validate();
     return s;
 }

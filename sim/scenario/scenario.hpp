@@ -117,28 +117,45 @@ struct PlannedFault {
     FaultKind error = FaultKind::eio;
 };
 
-// Everything a run depends on besides the build: replaying a scenario file needs nothing else.
-struct Scenario {
-    std::uint64_t seed = 0;
-    int ranks = 1;
+// The Transformers side of a scenario, named as in TrainingArguments where it has a name there.
+struct TrainerOptions {
     std::int64_t max_steps = 500;
-    std::int64_t steps_per_epoch = 100;
+    std::int64_t steps_per_epoch = 100;  // batches per epoch: epoch ends are save events too
     SaveStrategy save_strategy = SaveStrategy::steps;
     std::int64_t save_steps = 50;
-    std::vector<std::int64_t> gate_steps;
-    std::optional<std::int64_t> regular_steps;
-    PolicySettings policy;
     std::int64_t save_total_limit = 1;
     // Rotation keeps the checkpoint final_checkpoint names, closing the save window.
     bool protect_best_in_rotation = false;
     ResumeRule resume_rule = ResumeRule::fixed;
-    // EarlyStoppingCallback instances beside the trigger callback (several of one class).
+};
+
+// The callbacks the trainer runs: the seed's trigger callback (its policy and its own schedule)
+// and EarlyStoppingCallback instances beside it (several of one class).
+struct CallbackOptions {
+    PolicySettings policy;
+    std::vector<std::int64_t> gate_steps;
+    std::optional<std::int64_t> regular_steps;
     int early_stopping_callbacks = 0;
-    bool early_stopping_state_keys = false;
-    ScoreModelConfig score;
-    std::vector<PlannedFault> faults;
+    bool early_stopping_state_keys = false;  // Lightning-style state keys instead of class + position
+};
+
+// The job's processes and what the launcher does when they hang.
+struct JobOptions {
+    int ranks = 1;
     // A hang becomes a job crash (NCCL timeout) and the job resumes.
     bool watchdog = true;
+};
+
+// Everything a run depends on besides the build: replaying a scenario file needs nothing else.
+// Grouped per component (TigerBeetle's Simulator.Options); the scenario file stays flat, so
+// every file written before the grouping still replays.
+struct Scenario {
+    std::uint64_t seed = 0;
+    JobOptions job;
+    TrainerOptions trainer;
+    CallbackOptions callbacks;
+    ScoreModelConfig score;
+    std::vector<PlannedFault> faults;
 
     // Checks every field; throws ScenarioError naming the first bad one.
     void validate() const;

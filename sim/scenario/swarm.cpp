@@ -84,7 +84,7 @@ std::vector<PlannedFault> draw_faults(Rng& rng, const Scenario& s) {
     const bool io_errors = roll(rng, mix.io_errors);
     const bool corrupt_sidecar = roll(rng, mix.corrupt_sidecar);
     const bool corrupt_checkpoint = roll(rng, mix.corrupt_checkpoint);
-    const bool rank_death = s.ranks > 1 && roll(rng, mix.rank_death);
+    const bool rank_death = s.job.ranks > 1 && roll(rng, mix.rank_death);
     const bool preemption = roll(rng, mix.preemption);
     std::vector<PlannedFault> faults;
     const auto repeat = [&](bool enabled, auto&& draw_one) {
@@ -97,42 +97,44 @@ std::vector<PlannedFault> draw_faults(Rng& rng, const Scenario& s) {
         }
     };
     const auto at_step = [&](FaultAction action) {
-        return [&rng, &s, action] { return draw_at_step(rng, action, s.max_steps, s.ranks); };
+        return [&rng, &s, action] { return draw_at_step(rng, action, s.trainer.max_steps, s.job.ranks); };
     };
-    repeat(crashes, [&] { return draw_crash(rng, s.ranks); });
+    repeat(crashes, [&] { return draw_crash(rng, s.job.ranks); });
     repeat(io_errors, [&] { return draw_io_error(rng); });
     repeat(corrupt_sidecar, at_step(FaultAction::corrupt_sidecar));
     repeat(corrupt_checkpoint, at_step(FaultAction::corrupt_checkpoint));
     repeat(rank_death, at_step(FaultAction::rank_death));
     repeat(preemption, at_step(FaultAction::preemption));
     if (faults.empty()) {
-        faults.push_back(draw_crash(rng, s.ranks));
+        faults.push_back(draw_crash(rng, s.job.ranks));
     }
     return faults;
 }
 
 void draw_schedule(Rng& rng, Scenario& s) {
-    s.max_steps = draw(rng, kSwarm.max_steps);
-    s.steps_per_epoch = draw(rng, kSwarm.steps_per_epoch);
-    s.save_strategy = roll(rng, kSwarm.epoch_saves) ? SaveStrategy::epoch : SaveStrategy::steps;
-    s.save_steps = draw(rng, kSwarm.save_steps);
+    s.trainer.max_steps = draw(rng, kSwarm.max_steps);
+    s.trainer.steps_per_epoch = draw(rng, kSwarm.steps_per_epoch);
+    s.trainer.save_strategy = roll(rng, kSwarm.epoch_saves) ? SaveStrategy::epoch : SaveStrategy::steps;
+    s.trainer.save_steps = draw(rng, kSwarm.save_steps);
     if (roll(rng, kSwarm.gate_steps)) {
-        s.gate_steps.assign(kSwarm.gates.begin(), kSwarm.gates.end());
+        s.callbacks.gate_steps.assign(kSwarm.gates.begin(), kSwarm.gates.end());
     }
     if (roll(rng, kSwarm.regular)) {
-        s.regular_steps = draw(rng, kSwarm.regular_steps);
+        s.callbacks.regular_steps = draw(rng, kSwarm.regular_steps);
     }
 }
 
 void draw_callbacks(Rng& rng, Scenario& s) {
-    s.policy.patience = draw(rng, kSwarm.patience);
-    s.policy.tie_policy = draw_enumerator<TiePolicy>(rng, enumerator_count<TiePolicy>());
-    s.policy.patience_start_step = roll(rng, kSwarm.no_warmup) ? 0 : draw(rng, kSwarm.patience_start_step);
-    s.save_total_limit = roll(rng, kSwarm.keep_one) ? 1 : draw(rng, kSwarm.save_total_limit);
-    s.protect_best_in_rotation = roll(rng, kSwarm.protect_best);
-    s.resume_rule = roll(rng, kSwarm.transformers_resume) ? ResumeRule::transformers : ResumeRule::fixed;
-    s.early_stopping_callbacks = draw(rng, kSwarm.early_stopping_callbacks);
-    s.early_stopping_state_keys = roll(rng, kSwarm.early_stopping_state_keys);
+    s.callbacks.policy.patience = draw(rng, kSwarm.patience);
+    s.callbacks.policy.tie_policy = draw_enumerator<TiePolicy>(rng, enumerator_count<TiePolicy>());
+    s.callbacks.policy.patience_start_step =
+        roll(rng, kSwarm.no_warmup) ? 0 : draw(rng, kSwarm.patience_start_step);
+    s.trainer.save_total_limit = roll(rng, kSwarm.keep_one) ? 1 : draw(rng, kSwarm.save_total_limit);
+    s.trainer.protect_best_in_rotation = roll(rng, kSwarm.protect_best);
+    s.trainer.resume_rule =
+        roll(rng, kSwarm.transformers_resume) ? ResumeRule::transformers : ResumeRule::fixed;
+    s.callbacks.early_stopping_callbacks = draw(rng, kSwarm.early_stopping_callbacks);
+    s.callbacks.early_stopping_state_keys = roll(rng, kSwarm.early_stopping_state_keys);
 }
 
 void draw_scores(Rng& rng, ScoreModelConfig& score) {
@@ -154,12 +156,12 @@ Scenario draw_scenario(std::uint64_t seed) {
     Rng rng = Rng(seed).derive("scenario");
     Scenario s;
     s.seed = seed;
-    s.ranks = draw_ranks(rng);
+    s.job.ranks = draw_ranks(rng);
     draw_schedule(rng, s);
     draw_callbacks(rng, s);
     draw_scores(rng, s.score);
     s.faults = draw_faults(rng, s);
-    s.watchdog = roll(rng, kSwarm.watchdog);
+    s.job.watchdog = roll(rng, kSwarm.watchdog);
     return s;
 }
 

@@ -18,10 +18,10 @@ namespace {
 
 TriggerCallbackConfig trigger_config(const Scenario& s) {
     TriggerCallbackConfig config;
-    config.policy = s.policy;
-    config.gate_steps = s.gate_steps;
-    config.regular_steps = s.regular_steps;
-    config.save_total_limit = s.save_total_limit;
+    config.policy = s.callbacks.policy;
+    config.gate_steps = s.callbacks.gate_steps;
+    config.regular_steps = s.callbacks.regular_steps;
+    config.save_total_limit = s.trainer.save_total_limit;
     config.temp_file_tag = "sim";
     return config;
 }
@@ -41,9 +41,9 @@ void RankTrainer::build_callbacks() {
     callbacks_.push_back(std::move(trigger));
     // Never stop on their own (their patience outlasts any run): they are here so several
     // callbacks of one class must save and restore their state (P10).
-    for (int i = 0; i < job_.scenario.early_stopping_callbacks; ++i) {
+    for (int i = 0; i < job_.scenario.callbacks.early_stopping_callbacks; ++i) {
         const int patience = 1000 + i;
-        auto callback = job_.scenario.early_stopping_state_keys
+        auto callback = job_.scenario.callbacks.early_stopping_state_keys
                             ? std::make_unique<EarlyStoppingCallback>(
                                   EarlyStoppingCallback::with_generated_state_key(patience, 0.001 * i))
                             : std::make_unique<EarlyStoppingCallback>(patience, 0.001 * i);
@@ -127,12 +127,12 @@ void RankTrainer::run() {
 
 void RankTrainer::default_flow_on_step_end() noexcept {
     const auto& s = job_.scenario;
-    if (s.save_strategy == SaveStrategy::steps && global_step_ % s.save_steps == 0) {
+    if (s.trainer.save_strategy == SaveStrategy::steps && global_step_ % s.trainer.save_steps == 0) {
         control_.should_save = true;
     }
-    if (global_step_ >= s.max_steps) {
+    if (global_step_ >= s.trainer.max_steps) {
         control_.should_training_stop = true;
-        if (s.save_strategy == SaveStrategy::steps) {
+        if (s.trainer.save_strategy == SaveStrategy::steps) {
             control_.should_save = true;
         }
     }
@@ -140,12 +140,13 @@ void RankTrainer::default_flow_on_step_end() noexcept {
 
 void RankTrainer::training_loop() {
     const auto& s = job_.scenario;
-    const std::int64_t epochs = (s.max_steps + s.steps_per_epoch - 1) / s.steps_per_epoch;
+    const std::int64_t epochs =
+        (s.trainer.max_steps + s.trainer.steps_per_epoch - 1) / s.trainer.steps_per_epoch;
     // A resume skips the batches of the current epoch that were already trained.
-    for (std::int64_t epoch = global_step_ / s.steps_per_epoch;
-         epoch < epochs && !control_.should_training_stop && global_step_ < s.max_steps; ++epoch) {
+    for (std::int64_t epoch = global_step_ / s.trainer.steps_per_epoch;
+         epoch < epochs && !control_.should_training_stop && global_step_ < s.trainer.max_steps; ++epoch) {
         control_.should_epoch_stop = false;  // on_epoch_begin
-        const std::int64_t epoch_end = std::min((epoch + 1) * s.steps_per_epoch, s.max_steps);
+        const std::int64_t epoch_end = std::min((epoch + 1) * s.trainer.steps_per_epoch, s.trainer.max_steps);
         while (global_step_ < epoch_end && !control_.should_training_stop) {
             control_.should_log = false;  // on_step_begin
             control_.should_evaluate = false;
@@ -161,7 +162,7 @@ void RankTrainer::training_loop() {
                 break;
             }
         }
-        if (s.save_strategy == SaveStrategy::epoch) {
+        if (s.trainer.save_strategy == SaveStrategy::epoch) {
             control_.should_save = true;  // DefaultFlowCallback.on_epoch_end
         }
         trigger_->on_epoch_end(view(), control_);
@@ -241,9 +242,10 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     stored_callbacks_ = refresh_stateful_callbacks(stored_callbacks_, stateful_callbacks());
     json state = {
         {"global_step", global_step_},
-        {"epoch", static_cast<double>(global_step_) / static_cast<double>(job_.scenario.steps_per_epoch)},
-        {"max_steps", job_.scenario.max_steps},
-        {"save_steps", job_.scenario.save_steps},
+        {"epoch",
+         static_cast<double>(global_step_) / static_cast<double>(job_.scenario.trainer.steps_per_epoch)},
+        {"max_steps", job_.scenario.trainer.max_steps},
+        {"save_steps", job_.scenario.trainer.save_steps},
         {"best_metric", trigger_->policy().state().best_score ? json(*trigger_->policy().state().best_score)
                                                               : json(nullptr)},
         {"stateful_callbacks", stored_callbacks_},
@@ -294,12 +296,12 @@ void RankTrainer::save_checkpoint() {
 }
 
 void RankTrainer::rotate_checkpoints() {
-    const auto limit = job_.scenario.save_total_limit;
+    const auto limit = job_.scenario.trainer.save_total_limit;
     auto checkpoints = list_checkpoints(job_.fs, kOutputDir);
     // The newest is always kept. With protection on, so is the checkpoint final_checkpoint
     // names, as Transformers protects best_model_checkpoint; that closes the save window.
     std::optional<std::int64_t> protected_step;
-    if (job_.scenario.protect_best_in_rotation) {
+    if (job_.scenario.trainer.protect_best_in_rotation) {
         protected_step = final_checkpoint_step(job_.fs, kOutputDir);
     }
     std::int64_t keep = limit;

@@ -21,17 +21,19 @@ double quantise(double value, double grid) {
 // The steps a run of `s` evaluates at: save events (steps or epoch ends), gate and regular
 // steps, and max_steps. A resume evaluates at the same steps, so the n-th score stays the n-th.
 std::vector<std::int64_t> scheduled_evaluation_steps(const Scenario& s) {
-    std::vector<std::int64_t> steps(s.gate_steps.begin(), s.gate_steps.end());
-    const std::int64_t cadence = s.save_strategy == SaveStrategy::steps ? s.save_steps : s.steps_per_epoch;
-    for (std::int64_t step = cadence; step <= s.max_steps; step += cadence) {
+    std::vector<std::int64_t> steps(s.callbacks.gate_steps.begin(), s.callbacks.gate_steps.end());
+    const std::int64_t cadence =
+        s.trainer.save_strategy == SaveStrategy::steps ? s.trainer.save_steps : s.trainer.steps_per_epoch;
+    for (std::int64_t step = cadence; step <= s.trainer.max_steps; step += cadence) {
         steps.push_back(step);
     }
-    if (s.regular_steps) {
-        for (std::int64_t step = *s.regular_steps; step <= s.max_steps; step += *s.regular_steps) {
+    if (s.callbacks.regular_steps) {
+        for (std::int64_t step = *s.callbacks.regular_steps; step <= s.trainer.max_steps;
+             step += *s.callbacks.regular_steps) {
             steps.push_back(step);
         }
     }
-    steps.push_back(s.max_steps);
+    steps.push_back(s.trainer.max_steps);
     std::sort(steps.begin(), steps.end());
     steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
     return steps;
@@ -41,7 +43,7 @@ std::vector<std::int64_t> scheduled_evaluation_steps(const Scenario& s) {
 
 ScoreModel::ScoreModel(const Scenario& scenario)
     : config_(scenario.score), seed_(Rng(scenario.seed).derive("scores").seed()) {
-    const auto max_steps = scenario.max_steps;
+    const auto max_steps = scenario.trainer.max_steps;
     if (config_.kind == ScoreKind::scripted) {
         evaluation_steps_ = scheduled_evaluation_steps(scenario);
     }

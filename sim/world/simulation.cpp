@@ -161,7 +161,7 @@ class Simulation final : public EventSink {
                 if (complete) {
                     return true;
                 }
-                if (world.scenario.resume_rule == ResumeRule::transformers) {
+                if (world.scenario.trainer.resume_rule == ResumeRule::transformers) {
                     sim_.end(Outcome::resume_failed,
                              "get_last_checkpoint picked incomplete " + source.name +
                                  ": trainer_state.json is missing or torn (Transformers #35782)");
@@ -179,7 +179,7 @@ class Simulation final : public EventSink {
             Simulation& sim_;
         };
         ReportedResume observer(*this);
-        const auto rule = world_.scenario.resume_rule == ResumeRule::transformers
+        const auto rule = world_.scenario.trainer.resume_rule == ResumeRule::transformers
                               ? ResumeSourceRule::newest_directory
                               : ResumeSourceRule::newest_complete;
         const auto source = resume_from_checkpoint(world_.fs, kOutputDir, rule, observer);
@@ -217,7 +217,7 @@ class Simulation final : public EventSink {
         const auto& scenario = world_.scenario;
         Rng chooser_rng =
             Rng(scenario.seed).derive("scheduler").derive(static_cast<std::uint64_t>(incarnation));
-        RankScheduler scheduler({scenario.ranks, scenario.watchdog},
+        RankScheduler scheduler({scenario.job.ranks, scenario.job.watchdog},
                                 [&chooser_rng](std::span<const int> runnable) {
                                     return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
                                 });
@@ -228,7 +228,7 @@ class Simulation final : public EventSink {
             job.resume_trainer_state = migrate_trainer_state(json::parse(world_.fs.read_file(path)));
         }
         scheduler_ = &scheduler;
-        emit(IncarnationBegan{incarnation, scenario.ranks, resume_step});
+        emit(IncarnationBegan{incarnation, scenario.job.ranks, resume_step});
 
         std::optional<CheckpointEvaluationState> final_state;
         bool ended = false;

@@ -48,7 +48,7 @@ TEST(ScenarioJson, TextRoundTripKeepsEveryNumberExact) {
     const auto reread = Scenario::from_json(json::parse(drawn.to_json().dump(2)));
     EXPECT_EQ(reread.to_json(), drawn.to_json());
     EXPECT_EQ(reread.seed, 12345U);
-    EXPECT_EQ(reread.max_steps, drawn.max_steps);
+    EXPECT_EQ(reread.trainer.max_steps, drawn.trainer.max_steps);
     EXPECT_EQ(reread.score.script, drawn.score.script);
 }
 
@@ -72,26 +72,26 @@ TEST(ScenarioJson, AReadBackScenarioReplaysIdentically) {
 TEST(ScenarioJson, HandBuiltScenarioWithEveryFaultKindRoundTrips) {
     Scenario s;
     s.seed = 99;
-    s.ranks = 4;
-    s.max_steps = 321;
-    s.steps_per_epoch = 77;
-    s.save_strategy = SaveStrategy::epoch;
-    s.save_steps = 13;
-    s.gate_steps = {10, 25, 50};
-    s.regular_steps = 40;
-    s.policy.patience = 5;
-    s.policy.tie_policy = TiePolicy::count;
-    s.policy.patience_start_step = 60;
-    s.save_total_limit = 3;
-    s.protect_best_in_rotation = true;
-    s.resume_rule = ResumeRule::transformers;
-    s.early_stopping_callbacks = 2;
-    s.early_stopping_state_keys = true;
+    s.job.ranks = 4;
+    s.trainer.max_steps = 321;
+    s.trainer.steps_per_epoch = 77;
+    s.trainer.save_strategy = SaveStrategy::epoch;
+    s.trainer.save_steps = 13;
+    s.callbacks.gate_steps = {10, 25, 50};
+    s.callbacks.regular_steps = 40;
+    s.callbacks.policy.patience = 5;
+    s.callbacks.policy.tie_policy = TiePolicy::count;
+    s.callbacks.policy.patience_start_step = 60;
+    s.trainer.save_total_limit = 3;
+    s.trainer.protect_best_in_rotation = true;
+    s.trainer.resume_rule = ResumeRule::transformers;
+    s.callbacks.early_stopping_callbacks = 2;
+    s.callbacks.early_stopping_state_keys = true;
     s.score.kind = ScoreKind::scripted;
     s.score.script = {0.1, 0.30000000000000004, 1.0 / 3.0};
     s.score.noisy_replay = true;
     s.score.external_baseline = true;
-    s.watchdog = false;
+    s.job.watchdog = false;
     PlannedFault power;
     power.action = FaultAction::crash;
     power.point = CrashPoint::during_rotation;
@@ -136,18 +136,18 @@ TEST(ScenarioJson, HandBuiltScenarioWithEveryFaultKindRoundTrips) {
     EXPECT_EQ(reread.faults[1].rank, 3);
     EXPECT_EQ(reread.faults[2].occurrence, 4U);
     EXPECT_EQ(reread.faults[3].at_step, 111);
-    EXPECT_EQ(reread.regular_steps, std::optional<std::int64_t>(40));
+    EXPECT_EQ(reread.callbacks.regular_steps, std::optional<std::int64_t>(40));
     EXPECT_EQ(reread.score.script[1], 0.1 + 0.2);
 }
 
 TEST(ScenarioJson, AMinimalDocumentTakesTheDefaults) {
     const auto s = Scenario::from_json(json::parse(R"({"seed": 5})"));
     EXPECT_EQ(s.seed, 5U);
-    EXPECT_EQ(s.ranks, 1);
-    EXPECT_EQ(s.max_steps, 500);
-    EXPECT_EQ(s.resume_rule, ResumeRule::fixed);
+    EXPECT_EQ(s.job.ranks, 1);
+    EXPECT_EQ(s.trainer.max_steps, 500);
+    EXPECT_EQ(s.trainer.resume_rule, ResumeRule::fixed);
     EXPECT_TRUE(s.faults.empty());
-    EXPECT_TRUE(s.watchdog);
+    EXPECT_TRUE(s.job.watchdog);
 }
 
 // A document built in code holds small numbers as signed integers; the uint64 seed must still
@@ -156,7 +156,7 @@ TEST(ScenarioJson, ASignedIntegerSeedIsAccepted) {
     Scenario s;
     EXPECT_NO_THROW(s = Scenario::from_json(json{{"seed", 5}, {"ranks", 2}}));
     EXPECT_EQ(s.seed, 5U);
-    EXPECT_EQ(s.ranks, 2);
+    EXPECT_EQ(s.job.ranks, 2);
 }
 
 TEST(ScenarioValidation, OutOfRangeNumbersNameTheField) {

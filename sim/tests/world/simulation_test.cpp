@@ -31,22 +31,22 @@ using ::testing::ElementsAre;
 Scenario base_scenario(std::vector<double> script) {
     Scenario s;
     s.seed = 7;
-    s.ranks = 1;
-    s.max_steps = 100;
-    s.steps_per_epoch = 100;
-    s.save_strategy = SaveStrategy::steps;
-    s.save_steps = 10;
-    s.policy.patience = 2;
-    s.policy.tie_policy = TiePolicy::reset;
-    s.policy.patience_start_step = 0;
-    s.save_total_limit = 1;
-    s.resume_rule = ResumeRule::fixed;
-    s.early_stopping_callbacks = 0;
+    s.job.ranks = 1;
+    s.trainer.max_steps = 100;
+    s.trainer.steps_per_epoch = 100;
+    s.trainer.save_strategy = SaveStrategy::steps;
+    s.trainer.save_steps = 10;
+    s.callbacks.policy.patience = 2;
+    s.callbacks.policy.tie_policy = TiePolicy::reset;
+    s.callbacks.policy.patience_start_step = 0;
+    s.trainer.save_total_limit = 1;
+    s.trainer.resume_rule = ResumeRule::fixed;
+    s.callbacks.early_stopping_callbacks = 0;
     s.score.kind = ScoreKind::scripted;
     s.score.script = std::move(script);
     s.score.noisy_replay = false;
     s.score.external_baseline = false;
-    s.watchdog = true;
+    s.job.watchdog = true;
     return s;
 }
 
@@ -54,7 +54,7 @@ Scenario base_scenario(std::vector<double> script) {
 // tie, so only the faults decide how the run goes.
 Scenario constant_score(int ranks, std::vector<PlannedFault> faults) {
     auto s = base_scenario({0.5});
-    s.ranks = ranks;
+    s.job.ranks = ranks;
     s.faults = std::move(faults);
     return s;
 }
@@ -129,8 +129,8 @@ std::string describe(const ScenarioResult& result) {
 // A constant score: every evaluation after the first is a tie, whatever order the script is read in.
 TEST(Simulation, CountedTiesStopAtPatience) {
     auto s = base_scenario({0.5});
-    s.policy.tie_policy = TiePolicy::count;
-    s.policy.patience = 3;
+    s.callbacks.policy.tie_policy = TiePolicy::count;
+    s.callbacks.policy.patience = 3;
     const auto result = run(s);
     ASSERT_TRUE(finished_cleanly(result));
     // 10: initial (saved); 20, 30: tie_counted (1, 2); 40: the third tie reaches patience 3.
@@ -166,8 +166,8 @@ TEST(Simulation, ScriptedScoresStopByPatienceAtAKnownStep) {
 
 TEST(Simulation, CrashAfterEvaluationResumesFromTheDurableState) {
     auto s = constant_score(1, {crash_at(CrashPoint::after_evaluation, 3)});
-    s.policy.tie_policy = TiePolicy::count;
-    s.policy.patience = 5;
+    s.callbacks.policy.tie_policy = TiePolicy::count;
+    s.callbacks.policy.patience = 5;
     const auto result = run(s);
     ASSERT_TRUE(finished_cleanly(result));
     EXPECT_EQ(result.stats.incarnations, 2U);
@@ -197,7 +197,7 @@ TEST(Simulation, CrashAfterEvaluationResumesFromTheDurableState) {
 
 TEST(Simulation, RankDeathWithoutWatchdogIsAHangNotAViolation) {
     auto s = constant_score(2, {at_step(FaultAction::rank_death, 15, 1)});
-    s.watchdog = false;
+    s.job.watchdog = false;
     const auto result = run(s);
     EXPECT_TRUE(result.ok()) << describe(result);
     EXPECT_EQ(result.outcome, Outcome::hung) << describe(result);
@@ -211,7 +211,7 @@ TEST(Simulation, RankDeathWithoutWatchdogIsAHangNotAViolation) {
 
 TEST(Simulation, RankDeathWithWatchdogResumesAndFinishes) {
     auto s = constant_score(2, {at_step(FaultAction::rank_death, 15, 1)});
-    s.watchdog = true;
+    s.job.watchdog = true;
     const auto result = run(s);
     ASSERT_TRUE(finished_cleanly(result));
     EXPECT_EQ(result.stats.hangs, 1U);
@@ -262,7 +262,7 @@ TEST(Simulation, CorruptSidecarEndsAsAnExplainedFailure) {
 // crash between truncating trainer_state.json and writing it makes the resume fail (#35782).
 TEST(Simulation, TransformersResumeOfAnIncompleteCheckpointFails) {
     auto s = constant_score(1, {crash_at(CrashPoint::inside_trainer_state_write, 1)});
-    s.resume_rule = ResumeRule::transformers;
+    s.trainer.resume_rule = ResumeRule::transformers;
     const auto result = run(s);
     EXPECT_EQ(result.outcome, Outcome::resume_failed) << describe(result);
     EXPECT_TRUE(result.ok()) << describe(result);  // a known upstream bug, not ours
@@ -274,7 +274,7 @@ TEST(Simulation, TransformersResumeOfAnIncompleteCheckpointFails) {
 
 TEST(Simulation, FixedResumeRuleSurvivesTheSameCrash) {
     auto s = constant_score(1, {crash_at(CrashPoint::inside_trainer_state_write, 1)});
-    s.resume_rule = ResumeRule::fixed;
+    s.trainer.resume_rule = ResumeRule::fixed;
     const auto result = run(s);
     ASSERT_TRUE(finished_cleanly(result));
     // No complete checkpoint exists, so the job starts over from step 0 and trains to 100.
