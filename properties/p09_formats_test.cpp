@@ -1,7 +1,8 @@
 // P9 formats: the sidecar and trainer_state.json are shared with the seed's Python code, in both
 // directions, and a resumed run is only as right as what it reads back. So the state must
 // round-trip exactly (a score that comes back one ulp off can turn a tie into an improvement),
-// a file the seed wrote must load, and a file we write must be the seed's own format.
+// a file the seed wrote must load, and a file we write must be the seed's own layout: its
+// version 1 document plus last_evaluated_step, at version 2 (policy/formats/sidecar_format.hpp).
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -130,8 +131,14 @@ TEST(P09Formats, SidecarWeWriteIsTheSeedsFormatAndLoadsBack) {
     writer.policy() = CheckpointEvaluationPolicy(seed_sidecar_config().policy, seed_sidecar_state());
     const auto path = writer.persist(/*is_world_process_zero=*/true);
     ASSERT_TRUE(path.has_value());
-    // Byte for byte what the seed would have written for the same state.
-    EXPECT_EQ(fs.read_file(*path), kSeedSidecar);
+    // Byte for byte what the seed would have written for the same state, up to the version 2
+    // field before the version; the writer never counted a step, so it is unknown.
+    std::string expected = kSeedSidecar;
+    const std::string seed_tail = "  \"version\": 1\n}\n";
+    ASSERT_EQ(expected.substr(expected.size() - seed_tail.size()), seed_tail);
+    expected.replace(expected.size() - seed_tail.size(), seed_tail.size(),
+                     "  \"last_evaluated_step\": null,\n  \"version\": 2\n}\n");
+    EXPECT_EQ(fs.read_file(*path), expected);
 
     TriggerCallback reader(seed_sidecar_config(), fs, collective);
     ASSERT_TRUE(reader.load(/*is_world_process_zero=*/true));

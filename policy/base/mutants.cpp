@@ -1,5 +1,4 @@
-// The catalogue's names and one-line descriptions. Names are stable: scenario files, the CLI's
-// `mutants` listing and counterexample file names all refer to mutants by them.
+// The catalogue's entries, one line each on what the bug breaks, and the lookups by name.
 #include "policy/base/mutants.hpp"
 
 #include <array>
@@ -46,28 +45,43 @@ constexpr std::array<MutantInfo, 18> kCatalogue{{
      "a checkpoint counts as committed when its directory exists, as in the seed"},
 }};
 
+constexpr std::array<MutantInfo, 1> kPending{{
+    {Mutant::double_count_replayed_step, "double_count_replayed_step",
+     "a step replayed after a resume is evaluated again, so its lower score counts twice"},
+}};
+
+// The entry for `matches`, in the catalogue first, then among the pending ones.
+template <typename Predicate>
+const MutantInfo* find_entry(Predicate matches) {
+    for (const auto& entries :
+         {std::span<const MutantInfo>(kCatalogue), std::span<const MutantInfo>(kPending)}) {
+        for (const auto& info : entries) {
+            if (matches(info)) {
+                return &info;
+            }
+        }
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 std::span<const MutantInfo> catalogue() {
     return kCatalogue;
 }
 
+std::span<const MutantInfo> pending() {
+    return kPending;
+}
+
 std::optional<Mutant> find(std::string_view name) {
-    for (const auto& info : kCatalogue) {
-        if (info.name == name) {
-            return info.mutant;
-        }
-    }
-    return std::nullopt;
+    const auto* info = find_entry([name](const MutantInfo& entry) { return entry.name == name; });
+    return info != nullptr ? std::optional<Mutant>(info->mutant) : std::nullopt;
 }
 
 std::string_view name_of(Mutant mutant) {
-    for (const auto& info : kCatalogue) {
-        if (info.mutant == mutant) {
-            return info.name;
-        }
-    }
-    return "none";
+    const auto* info = find_entry([mutant](const MutantInfo& entry) { return entry.mutant == mutant; });
+    return info != nullptr ? info->name : "none";
 }
 
 }  // namespace ckpt::mutants

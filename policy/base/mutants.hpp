@@ -4,6 +4,11 @@
 // Depends on nothing; checked throughout policy/, armed only by sim/explore and tests.
 #pragma once
 
+// The mutation catalogue: planted bugs behind a thread-local switch that only MutantScope sets.
+// catalogue() lists the mutants the simulator must kill; pending() those planted before their
+// killing check is wired, which the kill table and the corpus do not expect yet. Depends on
+// nothing.
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -35,6 +40,7 @@ enum class Mutant : std::uint8_t {
     warmup_consumes_patience,
     resume_trusts_incomplete,
     commit_check_is_dir_only,
+    double_count_replayed_step,
 };
 
 struct MutantInfo {
@@ -44,6 +50,9 @@ struct MutantInfo {
 };
 
 std::span<const MutantInfo> catalogue();
+// Planted, armed only by MutantScope like the others, but no simulator check kills them yet.
+std::span<const MutantInfo> pending();
+// Both look in catalogue() and pending().
 std::optional<Mutant> find(std::string_view name);
 std::string_view name_of(Mutant mutant);
 

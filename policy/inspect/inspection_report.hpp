@@ -47,6 +47,9 @@ struct SidecarStatus {
     bool present = false;
     std::optional<std::int64_t> evaluation_count;  // when readable
     bool restored = false;                         // a resume adopts it
+    std::optional<int> version;                    // as on disk, when one this build reads (1 or 2)
+    // When well formed: the last counted step (version 2), nullopt when unknown.
+    std::optional<std::int64_t> last_evaluated_step;
 };
 
 struct FinalCheckpointStatus {

@@ -243,6 +243,8 @@ class Inspector {
         auto& sidecar = report_.sidecar;
         const auto document = read_sidecar(fs_, path);
         sidecar.present = document.shape != SidecarShape::missing;
+        sidecar.version = document.version_on_disk;
+        sidecar.last_evaluated_step = document.last_evaluated_step();
         const json* policy_state = document.policy_state();
         if (policy_state != nullptr) {
             const auto state = policy_state->value("state", *policy_state);

@@ -1,5 +1,5 @@
-// The callback's events, persist/load and recovery. Planted here: no_epoch_end_veto,
-// link_at_evaluation, pending_save_persisted, stop_not_restored and link_before_barrier.
+// TriggerCallback's events, its commit after the native save, and its sidecar I/O; the rules
+// are trigger_callback.hpp's (state() and from_state() are trigger_callback_state.cpp's).
 #include "policy/trigger/trigger_callback.hpp"
 
 #include <algorithm>
@@ -53,7 +53,13 @@ bool TriggerCallback::step_is_scheduled(std::int64_t step) const noexcept {
     return config_.regular_steps && step > 0 && step % *config_.regular_steps == 0;
 }
 
-void TriggerCallback::redirect_save_to_evaluate(TrainerControl& control, bool at_epoch_end) noexcept {
+bool TriggerCallback::replays_counted_step(std::int64_t step) const noexcept {
+    return replay_horizon_ && step <= *replay_horizon_ &&
+           !mutants::is_active(Mutant::double_count_replayed_step);
+}
+
+void TriggerCallback::redirect_save_to_evaluate(TrainerControl& control, std::int64_t step,
+                                                bool at_epoch_end) noexcept {
     // Transformers still calls on_epoch_end after a policy stop, and DefaultFlowCallback may set
     // should_save there: veto it, or the run pays one more evaluation after patience ran out.
     // control.should_training_stop is not the test: it is also true at max_steps, where the
@@ -70,6 +76,13 @@ void TriggerCallback::redirect_save_to_evaluate(TrainerControl& control, bool at
         return;
     }
     control.should_save = false;
+    if (replays_counted_step(step)) {
+        // Its evaluation was counted before the crash and did not save (trigger_callback.hpp):
+        // dropping the save event keeps that one count. should_evaluate is left alone, so an
+        // evaluation the user scheduled still runs, outside the policy.
+        pending_checkpoint_evaluation_ = false;
+        return;
+    }
     control.should_evaluate = true;
     pending_checkpoint_evaluation_ = true;
     trigger_count_ += 1;
@@ -80,11 +93,11 @@ void TriggerCallback::on_step_end(const TrainerStateView& state, TrainerControl&
         // Gate steps join the same native save-event lifecycle as the regular cadence.
         control.should_save = true;
     }
-    redirect_save_to_evaluate(control, /*at_epoch_end=*/false);
+    redirect_save_to_evaluate(control, state.global_step, /*at_epoch_end=*/false);
 }
 
-void TriggerCallback::on_epoch_end(const TrainerStateView& /*state*/, TrainerControl& control) noexcept {
-    redirect_save_to_evaluate(control, /*at_epoch_end=*/true);
+void TriggerCallback::on_epoch_end(const TrainerStateView& state, TrainerControl& control) noexcept {
+    redirect_save_to_evaluate(control, state.global_step, /*at_epoch_end=*/true);
 }
 
 bool TriggerCallback::consume_checkpoint_evaluation() noexcept {
@@ -94,6 +107,7 @@ bool TriggerCallback::consume_checkpoint_evaluation() noexcept {
 }
 
 void TriggerCallback::record_checkpoint_evaluation_decision(const CheckpointEvaluationDecision& decision) {
+    last_evaluated_step_ = decision.step;
     if (decision.should_save) {
         if (pending_save_step_ && *pending_save_step_ != decision.step) {
             throw RuntimeError(
@@ -133,13 +147,19 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
         *collective_, is_rank_zero(), "sidecar policy restore", [this]() -> json {
             remove_leftover_temp_files();
             const bool loaded = load(/*is_world_process_zero=*/true);
-            return {{"loaded", loaded}, {"policy_state", policy_.state_dict()}};
+            return {
+                {"loaded", loaded},
+                {"policy_state", policy_.state_dict()},
+                {"last_evaluated_step", last_evaluated_step_ ? json(*last_evaluated_step_) : json(nullptr)}};
         });
     const auto policy_state = received.find("policy_state");
     if (policy_state == received.end() || !policy_state->is_object()) {
         throw RuntimeError("checkpoint evaluation sidecar policy restore received no valid policy state");
     }
     policy_.load_state_dict(*policy_state);
+    // Every rank skips the same replayed save events, or the ranks would disagree on whether
+    // an evaluation round (and its collectives) happens.
+    adopt_replay_horizon(received);
 
     policy_stop_requested_ = policy_.state().stop_requested;
     if (policy_stop_requested_ && !mutants::is_active(Mutant::stop_not_restored)) {
@@ -157,6 +177,19 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
                                            recover_committed_checkpoint_artifacts();
                                            return json::object();
                                        });
+}
+
+void TriggerCallback::adopt_replay_horizon(const json& restore_outcome) {
+    const auto step = restore_outcome.find("last_evaluated_step");
+    if (step == restore_outcome.end() || step->is_null()) {
+        last_evaluated_step_.reset();  // unknown: skip nothing, as the seed
+    } else if (step->is_number_integer()) {
+        last_evaluated_step_ = step->get<std::int64_t>();
+    } else {
+        throw RuntimeError(
+            "checkpoint evaluation sidecar policy restore received no valid last evaluated step");
+    }
+    replay_horizon_ = last_evaluated_step_;
 }
 
 void TriggerCallback::remove_leftover_temp_files() {
@@ -276,7 +309,7 @@ std::optional<std::string> TriggerCallback::persist(std::optional<bool> is_world
     }
     make_dirs(*fs_, *config_.output_dir);
     // Written as text directly, in the seed's exact json.dump(indent=2, sort_keys=True) layout.
-    write_file_atomically(*fs_, *path, next_temp_path(*path), sidecar_text(policy_));
+    write_file_atomically(*fs_, *path, next_temp_path(*path), sidecar_text(policy_, last_evaluated_step_));
     return path;
 }
 
@@ -299,6 +332,7 @@ bool TriggerCallback::load(std::optional<bool> is_world_process_zero) {
         return false;
     }
     policy_ = candidate;
+    last_evaluated_step_ = document.last_evaluated_step();
     return true;
 }
 

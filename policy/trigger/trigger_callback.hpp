@@ -5,6 +5,12 @@
 // bad config or state, RuntimeError for a call out of order. Depends on policy/ only.
 #pragma once
 
+// The seed's CheckpointEvaluationTriggerCallback, over the FileSystem and Collective ports, with
+// one change of behaviour: a save event at a step the restored sidecar already counted (a step
+// replayed after a resume from an older checkpoint) is neither evaluated nor saved, so a lower
+// score counts toward patience once. Depends on base, python, core, ports, callbacks, formats
+// and output_dir.
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,6 +54,17 @@ struct TriggerCallbackConfig {
 //
 // All I/O goes through the FileSystem and Collective ports; only global rank 0 touches the
 // sidecar and the link, and every rank-zero outcome is broadcast so no rank is left waiting.
+//
+// Replayed steps. A resume restarts from checkpoint-N and trains N+1.. again, but an adopted
+// sidecar may already have counted lower scores up to its last_evaluated_step L > N. A save
+// event at a step <= L (scheduled, gate, regular or epoch end) is therefore dropped: no
+// evaluation is requested, should_save is cleared and trigger_count is unchanged. It is safe
+// because the window (N, L] only ever held non-saving evaluations: a saving one would have left
+// a complete checkpoint newer than N (then it would be the resume point), or the sidecar naming
+// it would not be adopted. So the replay keeps exactly the checkpoints and the counts the first
+// run had. L unknown (a seed version 1 sidecar, or no adopted sidecar) skips nothing, as the
+// seed; restoring from checkpoint-N's trainer_state.json alone needs no L, since nothing after N
+// was counted in that state.
 class TriggerCallback final : public ExportableState {
   public:
     static constexpr int kSidecarVersion = ckpt::kSidecarVersion;
@@ -91,15 +108,22 @@ class TriggerCallback final : public ExportableState {
     std::int64_t trigger_count() const noexcept { return trigger_count_; }
     std::optional<std::int64_t> pending_checkpoint_save_step() const noexcept { return pending_save_step_; }
     bool policy_stop_requested() const noexcept { return policy_stop_requested_; }
+    // The step of the last evaluation recorded or restored; nullopt when unknown.
+    std::optional<std::int64_t> last_evaluated_step() const noexcept { return last_evaluated_step_; }
+    // Save events at or before this step are replays of counted ones (set by on_train_begin).
+    std::optional<std::int64_t> replay_horizon() const noexcept { return replay_horizon_; }
 
   private:
     bool is_rank_zero() const noexcept { return is_world_process_zero_.value_or(true); }
     bool step_is_scheduled(std::int64_t step) const noexcept;
-    void redirect_save_to_evaluate(TrainerControl& control, bool at_epoch_end) noexcept;
+    bool replays_counted_step(std::int64_t step) const noexcept;
+    void redirect_save_to_evaluate(TrainerControl& control, std::int64_t step, bool at_epoch_end) noexcept;
     bool best_checkpoint_is_complete();
     void publish_best_checkpoint();
     void commit_saved_checkpoint(std::int64_t step);
     void recover_committed_checkpoint_artifacts();
+    // Takes last_evaluated_step from the restore outcome rank 0 shared, as the replay horizon.
+    void adopt_replay_horizon(const nlohmann::json& restore_outcome);
     void remove_leftover_temp_files();
     std::string next_temp_path(const std::string& path);
 
@@ -114,6 +138,11 @@ class TriggerCallback final : public ExportableState {
     // mirrored in the policy state and does survive a resume.
     std::optional<std::int64_t> pending_save_step_;
     bool policy_stop_requested_ = false;
+    // Written to the sidecar beside the policy state, in the same atomic write, so a rolled-back
+    // sidecar rolls both back together. Not part of state(): trainer_state.json keeps the seed's
+    // attributes, and a checkpoint's own state never counted a step after it.
+    std::optional<std::int64_t> last_evaluated_step_;
+    std::optional<std::int64_t> replay_horizon_;
     // Cached in on_train_begin so persist() may be called on every rank without racing.
     std::optional<bool> is_world_process_zero_;
     std::uint64_t temp_counter_ = 0;

@@ -1,6 +1,6 @@
 // The sidecar reader of policy/formats/sidecar_format.hpp on both FileSystem backends: each
-// shape in load's order of rejection, the exact ValueError each raises, and a round trip
-// through the writer.
+// shape in load's order of rejection, the exact ValueError each raises, the migration of the
+// seed's version 1, and a round trip of version 2 through the writer.
 #include "policy/formats/sidecar_format.hpp"
 
 #include <string>
@@ -76,11 +76,76 @@ TYPED_TEST(SidecarReader, ThePolicyStateIsAvailableEvenAtAnotherVersion) {
 TYPED_TEST(SidecarReader, WhatTheWriterWritesReadsBackWellFormed) {
     CheckpointEvaluationPolicy policy(PolicySettings{2, TiePolicy::reset, 0});
     policy.observe(0.25, 5);
-    this->fs().write_file(this->path(), sidecar_text(policy));
+    this->fs().write_file(this->path(), sidecar_text(policy, 5));
     const auto document = read_sidecar(this->fs(), this->path());
     EXPECT_EQ(document.shape, SidecarShape::well_formed);
+    EXPECT_EQ(document.version_on_disk, 2);
     ASSERT_NE(document.policy_state(), nullptr);
     EXPECT_EQ(*document.policy_state(), policy.state_dict());
+    EXPECT_EQ(document.last_evaluated_step(), 5);
+    EXPECT_EQ(document.payload, json::parse(sidecar_text(policy, 5))) << "a current document is not migrated";
+}
+
+TYPED_TEST(SidecarReader, ANullLastEvaluatedStepIsUnknown) {
+    const CheckpointEvaluationPolicy policy(PolicySettings{2, TiePolicy::reset, 0});
+    this->fs().write_file(this->path(), sidecar_text(policy, std::nullopt));
+    const auto document = read_sidecar(this->fs(), this->path());
+    EXPECT_EQ(document.shape, SidecarShape::well_formed);
+    EXPECT_EQ(document.last_evaluated_step(), std::nullopt);
+}
+
+// The seed's file loads, with the step of its last evaluation unknown: nothing is skipped.
+TYPED_TEST(SidecarReader, TheSeedsVersionOneMigratesToAnUnknownLastEvaluatedStep) {
+    CheckpointEvaluationPolicy policy(PolicySettings{2, TiePolicy::reset, 0});
+    policy.observe(0.25, 5);
+    for (const auto* version : {"1", "1.0", "true"}) {
+        const json seed_file = {{"version", json::parse(version)},
+                                {"checkpoint_eval_state", policy.state_dict()}};
+        EXPECT_EQ(this->read(seed_file.dump(2) + "\n"), std::pair(SidecarShape::well_formed, std::string()))
+            << version;
+        const auto document = read_sidecar(this->fs(), this->path());
+        EXPECT_EQ(document.version_on_disk, 1);
+        EXPECT_EQ(document.last_evaluated_step(), std::nullopt);
+        EXPECT_EQ(document.payload, json({{"checkpoint_eval_state", policy.state_dict()},
+                                          {"last_evaluated_step", nullptr},
+                                          {"migrated_from_version", 1},
+                                          {"version", 2}}));
+    }
+}
+
+TYPED_TEST(SidecarReader, OtherVersionsAreRejectedWithTheSeedsMessage) {
+    const std::string state = "\"checkpoint_eval_state\": {}, \"last_evaluated_step\": null";
+    // The version member as written, and its repr in the message ("None" when absent).
+    for (const auto& [version, repr] : {std::pair<std::string, std::string>{", \"version\": 3", "3"},
+                                        {"", "None"},
+                                        {", \"version\": 0", "0"},
+                                        {", \"version\": null", "None"},
+                                        {", \"version\": 2.5", "2.5"}}) {
+        EXPECT_EQ(
+            this->read("{" + state + version + "}"),
+            std::pair(SidecarShape::unsupported_version,
+                      "Unsupported checkpoint evaluation metadata version at " + this->path() + ": " + repr))
+            << version;
+    }
+}
+
+TYPED_TEST(SidecarReader, VersionTwoNeedsALastEvaluatedStepThatIsAStepOrNull) {
+    const auto& p = this->path();
+    const std::string prefix = "{\"version\": 2, \"checkpoint_eval_state\": {}";
+    const auto message = [&](const std::string& value) {
+        return "Checkpoint evaluation metadata at " + p + " has an invalid last_evaluated_step: " + value;
+    };
+    EXPECT_EQ(this->read(prefix + "}"),
+              std::pair(SidecarShape::invalid_last_evaluated_step, message("missing")));
+    for (const auto* value : {"-1", "2.5", "\"7\"", "true", "[7]", "18446744073709551615"}) {
+        EXPECT_EQ(this->read(prefix + ", \"last_evaluated_step\": " + value + "}"),
+                  std::pair(SidecarShape::invalid_last_evaluated_step, message(json::parse(value).dump())))
+            << value;
+    }
+    // The policy state is checked first, in the seed's order.
+    EXPECT_EQ(this->read("{\"version\": 2, \"last_evaluated_step\": -1}"),
+              std::pair(SidecarShape::no_policy_state,
+                        "Checkpoint evaluation metadata at " + p + " has no policy state"));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Tests that the hand-written state_dict text is the seed's bytes (Python's json.dump layout)
-// and parses back to the same state for any generated policy. Depends on policy/formats.
+// The state_dict and sidecar texts of policy/formats/state_json_text.hpp and sidecar_format.hpp:
+// the Python json.dump layout byte for byte, and a parse back to the same mapping.
 #include "policy/formats/state_json_text.hpp"
 
 #include <cmath>
@@ -17,8 +17,8 @@ using nlohmann::json;
 TEST(StateJsonText, SidecarIsThePythonLayoutByteForByte) {
     CheckpointEvaluationPolicy policy(PolicySettings{3, TiePolicy::reset, 0});
     policy.observe(0.5, 10);
-    // What the seed's persist writes for this state: json.dump(payload, indent=2, sort_keys=True)
-    // followed by "\n", written out by hand.
+    // What json.dump(payload, indent=2, sort_keys=True) followed by "\n" writes for this state
+    // and the version 2 payload (the seed's, plus last_evaluated_step), written out by hand.
     const std::string expected =
         "{\n"
         "  \"checkpoint_eval_state\": {\n"
@@ -35,9 +35,17 @@ TEST(StateJsonText, SidecarIsThePythonLayoutByteForByte) {
         "    \"tie_policy\": \"reset\",\n"
         "    \"version\": 1\n"
         "  },\n"
-        "  \"version\": 1\n"
+        "  \"last_evaluated_step\": 10,\n"
+        "  \"version\": 2\n"
         "}\n";
-    EXPECT_EQ(sidecar_text(policy), expected);
+    EXPECT_EQ(sidecar_text(policy, 10), expected);
+}
+
+TEST(StateJsonText, AnUnknownLastEvaluatedStepIsWrittenAsNull) {
+    const CheckpointEvaluationPolicy policy(PolicySettings{3, TiePolicy::reset, 0});
+    const auto text = sidecar_text(policy, std::nullopt);
+    EXPECT_NE(text.find("\n  \"last_evaluated_step\": null,\n"), std::string::npos) << text;
+    EXPECT_EQ(json::parse(text).dump(2) + "\n", text);
 }
 
 TEST(StateJsonText, EmptyStateWritesNulls) {
@@ -59,7 +67,9 @@ RC_GTEST_PROP(StateJsonText, ParsesBackToTheSameStateDict, ()) {
         }
     }
     RC_ASSERT(json::parse(state_dict_text(policy)) == policy.state_dict());
-    RC_ASSERT(json::parse(sidecar_text(policy))["checkpoint_eval_state"] == policy.state_dict());
+    const auto sidecar = json::parse(sidecar_text(policy, step));
+    RC_ASSERT(sidecar["checkpoint_eval_state"] == policy.state_dict());
+    RC_ASSERT(sidecar["last_evaluated_step"] == step);
     // Doubles round-trip exactly through the text.
     const auto reloaded = CheckpointEvaluationPolicy::from_state_dict(json::parse(state_dict_text(policy)));
     RC_ASSERT(reloaded.state() == policy.state());

@@ -220,5 +220,38 @@ TYPED_TEST(OutputDirInspectionTest, JsonHasTheFieldsScriptsRelyOn) {
     EXPECT_THAT(document["resume"]["policy_state"]["state"].dump(), Not(IsEmpty()));
 }
 
+// The seed's version 1 and our version 2 both inspect cleanly; the report says which it is and,
+// for version 2, the last counted step a resume would skip through.
+TYPED_TEST(OutputDirInspectionTest, ReportsTheSidecarVersionAndItsLastEvaluatedStep) {
+    this->consistent_run();  // a version 1 sidecar
+    auto report = this->inspect();
+    EXPECT_TRUE(report.consistent()) << report.to_json().dump(2);
+    EXPECT_EQ(report.sidecar.version, 1);
+    EXPECT_EQ(report.sidecar.last_evaluated_step, std::nullopt);
+    EXPECT_EQ(report.to_json()["sidecar"]["version"], 1);
+    EXPECT_EQ(report.to_json()["sidecar"]["last_evaluated_step"], nullptr);
+
+    auto writer = this->from_state(this->callback_state_after({0.5}));
+    writer.record_checkpoint_evaluation_decision(writer.policy().observe(0.4, 20));
+    writer.persist();
+    report = this->inspect();
+    EXPECT_TRUE(report.consistent()) << report.to_json().dump(2);
+    EXPECT_TRUE(report.sidecar.restored);
+    EXPECT_EQ(report.sidecar.evaluation_count, 2);
+    EXPECT_EQ(report.to_json()["sidecar"]["version"], 2);
+    EXPECT_EQ(report.to_json()["sidecar"]["last_evaluated_step"], 20);
+}
+
+TYPED_TEST(OutputDirInspectionTest, AnUnsupportedSidecarVersionIsCorrupt) {
+    this->consistent_run();
+    auto sidecar = this->read_json(this->sidecar_path());
+    sidecar["version"] = 3;
+    this->write_sidecar(sidecar);
+    const auto report = this->inspect();
+    EXPECT_THAT(kinds(report.problems), Contains("corrupt_sidecar"));
+    EXPECT_EQ(report.sidecar.version, std::nullopt);
+    EXPECT_EQ(report.to_json()["sidecar"]["version"], nullptr);
+}
+
 }  // namespace
 }  // namespace ckpt::testing

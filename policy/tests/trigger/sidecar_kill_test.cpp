@@ -190,8 +190,8 @@ TEST_F(SidecarKillTest, EveryKillLeavesARestorableAnnouncedState) {
         }
         const auto payload = json::parse(fs_.read_file(sidecar), nullptr, /*allow_exceptions=*/false);
         ASSERT_TRUE(payload.is_object()) << "kill " << kill << ": torn sidecar";
-        EXPECT_EQ(payload.size(), 2U);
-        EXPECT_EQ(payload.value("version", 0), 1);
+        EXPECT_EQ(payload.size(), 3U);
+        EXPECT_EQ(payload.value("version", 0), kSidecarVersion);
         const auto state = payload.value("checkpoint_eval_state", json());
         ASSERT_NE(std::find(candidates.begin(), candidates.end(), state), candidates.end())
             << "kill " << kill << ": the sidecar holds a state that was never announced: " << state.dump();

@@ -108,9 +108,10 @@ TYPED_TEST(TriggerCallbackResume, RecoversLinkAndSidecarAfterACrashBeforeOnSave)
     auto callback = this->from_state(second);
     this->begin(callback);
     EXPECT_EQ(this->fs().readlink(this->link_path()), "checkpoint-20");
-    EXPECT_EQ(
-        this->read_json(this->sidecar_path()),
-        json({{"version", 1}, {"checkpoint_eval_state", second["attributes"]["checkpoint_eval_state"]}}));
+    EXPECT_EQ(this->read_json(this->sidecar_path()),
+              json({{"version", 2},
+                    {"checkpoint_eval_state", second["attributes"]["checkpoint_eval_state"]},
+                    {"last_evaluated_step", nullptr}}));
     EXPECT_THAT(list_checkpoints(this->fs(), this->root()), ::testing::SizeIs(1));
     EXPECT_TRUE(this->fs().is_dir(this->at("checkpoint-20")));
 }

@@ -112,14 +112,16 @@ TYPED_TEST(TriggerCallbackSave, SidecarHasTheSeedsIndentedShape) {
     auto callback = this->deciding_to_save(10, 0.5);
     this->save(callback, 10);
 
-    const json expected = {{"version", 1}, {"checkpoint_eval_state", callback.policy().state_dict()}};
+    const json expected = {{"version", 2},
+                           {"checkpoint_eval_state", callback.policy().state_dict()},
+                           {"last_evaluated_step", 10}};
     EXPECT_EQ(this->read_json(this->sidecar_path()), expected);
     const auto text = this->fs().read_file(this->sidecar_path());
     // json.dump(indent=2, sort_keys=True) plus the seed's trailing newline.
     EXPECT_EQ(text.rfind("{\n  \"checkpoint_eval_state\": {\n    \"patience\": 3,\n", 0), 0U) << text;
     EXPECT_NE(text.find("\n    \"state\": {\n      \"best_is_external\": false,\n"), std::string::npos)
         << text;
-    EXPECT_EQ(text.substr(text.size() - 17), "  \"version\": 1\n}\n");
+    EXPECT_EQ(text.substr(text.size() - 46), "  \"last_evaluated_step\": 10,\n  \"version\": 2\n}\n");
     EXPECT_EQ(this->read_json(this->sidecar_path())["checkpoint_eval_state"]["state"]["best_step"], 10);
 }
 

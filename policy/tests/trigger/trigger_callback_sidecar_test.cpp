@@ -41,7 +41,9 @@ TYPED_TEST(TriggerCallbackSidecar, PersistWritesTheSidecarUnderOutputDir) {
     callback.policy().observe(0.5, 10);
     EXPECT_EQ(callback.persist(), this->sidecar_path());
     EXPECT_EQ(this->read_json(this->sidecar_path()),
-              json({{"version", 1}, {"checkpoint_eval_state", callback.policy().state_dict()}}));
+              json({{"version", 2},
+                    {"checkpoint_eval_state", callback.policy().state_dict()},
+                    {"last_evaluated_step", nullptr}}));
 }
 
 TYPED_TEST(TriggerCallbackSidecar, PersistCreatesAMissingOutputDir) {
@@ -119,10 +121,10 @@ TYPED_TEST(TriggerCallbackSidecar, ASidecarThatIsNotAMappingIsAnError) {
 TYPED_TEST(TriggerCallbackSidecar, AVersionMismatchIsAnErrorWithThePythonRepr) {
     auto callback = this->make();
     auto payload = this->sidecar_after({0.5});
-    payload["version"] = 2;
+    payload["version"] = 3;
     this->write_sidecar(payload);
     EXPECT_EQ(this->load_error(callback),
-              "Unsupported checkpoint evaluation metadata version at " + this->sidecar_path() + ": 2");
+              "Unsupported checkpoint evaluation metadata version at " + this->sidecar_path() + ": 3");
     payload.erase("version");
     this->write_sidecar(payload);
     EXPECT_EQ(this->load_error(callback),

@@ -180,17 +180,19 @@ TEST(Simulation, CrashAfterEvaluationResumesFromTheDurableState) {
     const auto resumes = events(result, "resume");
     ASSERT_EQ(resumes.size(), 1U);
     EXPECT_EQ(resumes[0].at("checkpoint"), "checkpoint-10");
-    // Durable before the crash: the sidecar written after step 20 (best 0.5, streak 1). The tie
-    // at 30 was never persisted. Retraining from 10 evaluates 20, 30, 40, 50 again: streaks 2,
-    // 3, 4, 5, and 5 is the patience. Had the sidecar been ignored it would stop at 60; had the
-    // lost tie been kept, at 40.
+    // Durable before the crash: the sidecar written after step 20 (best 0.5, streak 1, last
+    // evaluated step 20). The tie at 30 was never persisted. Retraining from 10 skips the
+    // replayed 20, which the sidecar already counted, and evaluates 30, 40, 50, 60: streaks 2,
+    // 3, 4, 5, and 5 is the patience. Had the sidecar been ignored it would evaluate 20 at
+    // streak 1; had 20 been counted again, it would stop at 50; had the lost tie been kept, it
+    // would skip 30 too.
     const auto again = in_incarnation(events(result, "evaluation"), 1);
-    EXPECT_THAT(field<std::int64_t>(again, "step"), ElementsAre(20, 30, 40, 50));
+    EXPECT_THAT(field<std::int64_t>(again, "step"), ElementsAre(30, 40, 50, 60));
     EXPECT_THAT(field<int>(again, "streak"), ElementsAre(2, 3, 4, 5));
     EXPECT_THAT(field<std::string>(again, "reason"),
                 ElementsAre("tie_counted", "tie_counted", "tie_counted", "patience_exhausted"));
-    // 30 steps before the crash, then 11..50.
-    EXPECT_EQ(result.stats.steps, 70U);
+    // 30 steps before the crash, then 11..60.
+    EXPECT_EQ(result.stats.steps, 80U);
 }
 
 TEST(Simulation, RankDeathWithoutWatchdogIsAHangNotAViolation) {
