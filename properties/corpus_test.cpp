@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "policy/base/mutants.hpp"
 #include "sim/world/scenario_file.hpp"
@@ -82,6 +85,15 @@ TEST(CorpusDirectory, HoldsACounterexampleForEveryMutant) {
         EXPECT_TRUE(std::any_of(file.expected.begin(), file.expected.end(),
                                 [](const auto& verdict) { return verdict == "violated"; }))
             << path << " expects no violation, so it would not notice the mutant being fixed away";
+        // The property the counterexample was written for (its note: "... for P<n> <name>")
+        // must be among the expected violations, or the entry would pass with that check gone.
+        const auto document = nlohmann::json::parse(std::ifstream(path));
+        const auto note = document.value("note", std::string());
+        std::smatch written_for;
+        ASSERT_TRUE(std::regex_search(note, written_for, std::regex(" for (P[0-9]+) ")))
+            << path << ": " << note;
+        EXPECT_EQ(document.at("expected").value(written_for[1].str(), std::string()), "violated")
+            << path << " was written for " << written_for[1] << " but does not expect it violated";
     }
 }
 

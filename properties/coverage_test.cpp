@@ -1,6 +1,6 @@
 // "Sometimes" assertions: a property that is never exercised passes vacuously. These fail when
 // the CI budget stops reaching a named crash point, a fault kind or a crash kind, for the swarm
-// (what explore and the mutation runner draw) and for the RapidCheck generators (what the P1-P12
+// (what explore and the mutation runner draw) and for the RapidCheck generators (what the P1-P13
 // properties draw), so a change that quietly narrows either shows up as a failure, not as a
 // suite that still passes while testing less.
 #include <algorithm>

@@ -1,6 +1,8 @@
-// P2 patience: a resume must neither forget a durably recorded evaluation (patience would be
-// reset and a plateau would train on) nor count one twice (the run would stop early). Only
-// crashes and resumes can break it; the generator's fault mix supplies them.
+// P2 patience: a resume must restore the full state of the newest decision recorded on the
+// history it continues (the ledger's decision tree: an abandoned branch does not count), both
+// before and after the external baseline, and must never count a step that history already
+// counted (the run would stop early). Only crashes and resumes can break it; the generator's
+// fault mix supplies them.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -10,7 +12,7 @@
 namespace ckpt::properties {
 namespace {
 
-RC_GTEST_PROP(P02Patience, ResumeRestoresTheLastDurableDecision, ()) {
+RC_GTEST_PROP(P02Patience, ResumeRestoresTheNewestDecisionOnItsHistory, ()) {
     check_property(sim::Property::P2, *gen_scenario({.stream = 2}));
 }
 

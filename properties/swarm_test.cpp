@@ -1,4 +1,4 @@
-// The swarm form of every property: the first seeds of `ckptsim explore` must hold P1-P12. The
+// The swarm form of every property: the first seeds of `ckptsim explore` must hold P1-P13. The
 // RapidCheck properties check a hundred generated scenarios each; this adds thousands of
 // swarm-drawn ones (runs up to 1400 steps and 8 ranks) for a few seconds, which is where a slip
 // that needs a rare combination of features is most likely to show.

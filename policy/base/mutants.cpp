@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 18> kCatalogue{{
+constexpr std::array<MutantInfo, 20> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -43,12 +43,13 @@ constexpr std::array<MutantInfo, 18> kCatalogue{{
      "resume picks the newest checkpoint-N even when its trainer_state.json is missing or torn"},
     {Mutant::commit_check_is_dir_only, "commit_check_is_dir_only",
      "a checkpoint counts as committed when its directory exists, as in the seed"},
-}};
-
-constexpr std::array<MutantInfo, 1> kPending{{
     {Mutant::double_count_replayed_step, "double_count_replayed_step",
      "a step replayed after a resume is evaluated again, so its lower score counts twice"},
+    {Mutant::gate_steps_ignored, "gate_steps_ignored",
+     "the callback never promotes a gate step to a save event, so warm-up evaluations are skipped"},
 }};
+
+constexpr std::array<MutantInfo, 0> kPending{};
 
 // The entry for `matches`, in the catalogue first, then among the pending ones.
 template <typename Predicate>

@@ -41,6 +41,7 @@ enum class Mutant : std::uint8_t {
     resume_trusts_incomplete,
     commit_check_is_dir_only,
     double_count_replayed_step,
+    gate_steps_ignored,
 };
 
 struct MutantInfo {

@@ -6,6 +6,7 @@
 
 #include "policy/core/checkpoint_evaluation_policy.hpp"
 #include "sim/checks/disk_truth.hpp"
+#include "sim/checks/lineage.hpp"
 
 namespace ckpt::sim {
 
@@ -38,19 +39,59 @@ void DurabilityChecker::on(const SidecarPersisted& e) {
 }
 
 void DurabilityChecker::on(const TrainBegan& e) {
-    const auto floor = expected_floor(context_.fs, context_.ledger);
-    if (!e.resumed && floor.evaluation_count <= 0) {
+    const auto& ledger = context_.ledger;
+    counted_twice_reported_ = false;
+    if (ledger.expected_node) {
+        compare_with_expected(e.restored, ledger.expected_state, "resume restored ");
         return;
     }
-    const auto& decided = context_.ledger.decided_states;
-    if (e.restored.evaluation_count < floor.evaluation_count) {
-        context_.violate(Property::P2, "resume restored " + describe(e.restored) +
-                                           " but a later decision was durable: " + describe(floor));
-    } else if (e.restored.evaluation_count > 0 &&
-               std::find(decided.begin(), decided.end(), e.restored) == decided.end()) {
+    // The checkpoint read is not one the ledger recorded: the state must at least be one a
+    // decision of this run produced.
+    const auto& decided = ledger.decided_states;
+    if (e.restored.evaluation_count > 0 &&
+        std::find(decided.begin(), decided.end(), e.restored) == decided.end()) {
         context_.violate(Property::P2, "resume restored " + describe(e.restored) +
                                            ", which is not the state after any decision of this run");
     }
+}
+
+// The seed's baseline rule restated: a state without a best takes the baseline as an external
+// best at step 0 with a fresh streak and no stop; a state with a best keeps it.
+void DurabilityChecker::on(const BaselineEstablished& e) {
+    const auto& ledger = context_.ledger;
+    if (!ledger.expected_node) {
+        return;
+    }
+    auto expected = ledger.expected_state;
+    if (!expected.best_score) {
+        expected.best_score = e.score;
+        expected.best_step = 0;
+        expected.lower_score_streak = 0;
+        expected.stop_requested = false;
+        expected.best_is_external = true;
+    }
+    compare_with_expected(e.state, expected, "after the external baseline the resume holds ");
+}
+
+void DurabilityChecker::on(const DecisionMade& e) {
+    const auto& counted = context_.ledger.restored_counted_steps;
+    if (!counted_twice_reported_ && std::binary_search(counted.begin(), counted.end(), e.step)) {
+        context_.violate(Property::P2, "step " + std::to_string(e.step) +
+                                           " was counted twice: the restored history had already counted it");
+        counted_twice_reported_ = true;  // once per incarnation
+    }
+}
+
+void DurabilityChecker::compare_with_expected(const CheckpointEvaluationState& restored,
+                                              const CheckpointEvaluationState& expected, const char* when) {
+    if (restored == expected) {
+        return;
+    }
+    const bool lost = restored.evaluation_count < expected.evaluation_count;
+    context_.violate(Property::P2, when + describe(restored) +
+                                       (lost ? " while a later decision on its history was recorded: "
+                                             : " but the newest decision recorded on its history is ") +
+                                       describe(expected));
 }
 
 }  // namespace ckpt::sim

@@ -1,5 +1,7 @@
 // P2 and P9: a sidecar write that returned is durable and round-trips; a resume restores the
-// last durably recorded decision, nothing lost, nothing invented.
+// full state of the newest decision recorded on the history it continues (lineage.hpp), both
+// right after the restore and once the external baseline is offered; and no step the restored
+// history counted is counted again.
 #pragma once
 
 #include "sim/checks/checker_context.hpp"
@@ -13,10 +15,16 @@ class DurabilityChecker {
 
     void on(const SidecarPersisted& e);
     void on(const TrainBegan& e);
+    void on(const BaselineEstablished& e);
+    void on(const DecisionMade& e);
     void on(const auto&) noexcept {}
 
   private:
+    void compare_with_expected(const CheckpointEvaluationState& restored,
+                               const CheckpointEvaluationState& expected, const char* when);
+
     const CheckerContext& context_;
+    bool counted_twice_reported_ = false;
 };
 
 }  // namespace ckpt::sim

@@ -27,11 +27,19 @@ namespace ckpt::sim {
 //    on_save() returned, or a complete checkpoint's trainer_state.json after _save_checkpoint
 //    wrote and fsynced it. A record stays durable until an injected fault damages it, or the
 //    disk no longer holds the bytes that were written (rotation deleted it).
+// The history of decisions is a tree across incarnations: each decision was made from the
+// state of its parent (the decision the incarnation restored, or its own previous one), so a
+// resume to an older checkpoint starts a new branch. kRootNode is the fresh policy state.
+inline constexpr int kRootNode = -1;
+
+// One decision: a node of the tree, its id its index in Ledger::evaluations.
 struct EvaluationRecord {
+    int parent = kRootNode;
     int incarnation = 0;
     std::int64_t step = 0;
     double score = 0.0;
     CheckpointEvaluationDecision decision;
+    CheckpointEvaluationState after;
 };
 
 struct CheckpointRecord {
@@ -42,11 +50,13 @@ struct CheckpointRecord {
     nlohmann::json callback_states;          // every stateful callback's live state() when written
     std::string trainer_state_bytes;         // exactly what was written to trainer_state.json
     bool durable = false;                    // the write returned and the durable view holds it
+    int node = kRootNode;                    // the decision whose state it holds
 };
 
 struct SidecarRecord {
     CheckpointEvaluationState state;
     std::string bytes;  // the durable bytes the write left
+    int node = kRootNode;
 };
 
 // The durable sidecar as read apart: its bytes, their parse, and the policy state inside.
@@ -60,7 +70,16 @@ struct SidecarReading {
 };
 
 struct Ledger {
-    std::vector<EvaluationRecord> evaluations;
+    std::vector<EvaluationRecord> evaluations;  // indexed by node id, in the order they were made
+    // The decision the running incarnation's policy state holds (set when it restored, then
+    // each decision's own node).
+    int current_node = kRootNode;
+    // What the running incarnation should restore (lineage.hpp), judged when it began; nothing
+    // when the checkpoint it resumes from is not one the ledger knows the decision of.
+    std::optional<int> expected_node;
+    CheckpointEvaluationState expected_state;
+    // The steps the history the running incarnation restored had counted, sorted.
+    std::vector<std::int64_t> restored_counted_steps;
     // Every state a decision of this run produced, on every branch of its history (a resume to
     // an older checkpoint starts a new branch, but the old branch's records may still be on
     // disk). A restored state must be one of these.

@@ -14,6 +14,7 @@ class LedgerWriter {
     LedgerWriter(const SimFileSystem& fs, Ledger& ledger) : fs_(fs), ledger_(ledger) {}
 
     void on(const IncarnationBegan& e);
+    void on(const TrainBegan& e);
     void on(const DecisionMade& e);
     void on(const SidecarPersisted& e);
     void on(const RecoveryFinished& e);
@@ -27,12 +28,12 @@ class LedgerWriter {
             settle_link();
         }
     }
-    void on(const TrainBegan&) { settle_link(); }
     void on(const JobFinished&) { settle_link(); }
     void on(const auto&) noexcept {}
 
   private:
     void settle_link();
+    int restored_node(const CheckpointEvaluationState& restored) const;
 
     const SimFileSystem& fs_;
     Ledger& ledger_;

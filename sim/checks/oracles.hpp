@@ -1,6 +1,6 @@
 // The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
 // (P2, P9), commit (P5), link (P1, P4), ranks (P6, P7), callbacks (P10), rules (P11), liveness
-// (P12). That order keeps the violations of one event in the order DESIGN.md's checks list
+// (P12), schedule (P13). That order keeps the violations of one event in the order DESIGN.md's checks list
 // them. Checkers read the ledger; the LedgerWriter, delivered the event first, writes it.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include "sim/checks/liveness_checker.hpp"
 #include "sim/checks/ranks_checker.hpp"
 #include "sim/checks/rules_checker.hpp"
+#include "sim/checks/schedule_checker.hpp"
 #include "sim/checks/stop_checker.hpp"
 
 namespace ckpt::sim {
@@ -29,7 +30,8 @@ class Oracles {
           ranks_(context_),
           callbacks_(context_),
           rules_(context_),
-          liveness_(context_) {}
+          liveness_(context_),
+          schedule_(context_) {}
     Oracles(const Oracles&) = delete;
     Oracles& operator=(const Oracles&) = delete;
 
@@ -45,6 +47,7 @@ class Oracles {
         callbacks_.on(e);
         rules_.on(e);
         liveness_.on(e);
+        schedule_.on(e);
     }
 
     ViolationLog& violations() noexcept { return violations_; }
@@ -61,6 +64,7 @@ class Oracles {
     CallbacksChecker callbacks_;
     RulesChecker rules_;
     LivenessChecker liveness_;
+    ScheduleChecker schedule_;
 };
 
 }  // namespace ckpt::sim

@@ -11,11 +11,12 @@
 
 namespace ckpt::sim {
 
-// The properties of DESIGN.md (P1-P10) and two the simulator adds: P11 holds every decision to
-// the seed's rules, and P12 is the liveness check (a run ends by finishing, or because of a
-// fault that explains how it ended).
-enum class Property : std::uint8_t { P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12 };
-inline constexpr std::size_t kPropertyCount = 12;
+// The properties of DESIGN.md (P1-P10) and three the simulator adds: P11 holds every decision
+// to the seed's rules, P12 is the liveness check (a run ends by finishing, or because of a
+// fault that explains how it ended, and never stops early), and P13 holds the evaluations to
+// the trainer's save schedule.
+enum class Property : std::uint8_t { P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13 };
+inline constexpr std::size_t kPropertyCount = 13;
 
 struct PropertyInfo {
     std::string_view id;
@@ -27,7 +28,8 @@ inline constexpr std::array<PropertyInfo, kPropertyCount> kProperties{{
     {"P1", "retain",
      "final_checkpoint never moves to a lower-scoring (or equal) checkpoint and ends on the best"},
     {"P2", "patience",
-     "a resume restores the state of the last durably recorded decision, nothing lost or doubled"},
+     "a resume restores the full state of the newest recorded decision on the history it continues, "
+     "and no step is counted twice"},
     {"P3", "stop", "after a stop (durable or decided) no further optimizer step or evaluation happens"},
     {"P4", "link", "final_checkpoint is absent or names a complete checkpoint outside the save window"},
     {"P5", "commit", "a restored best_step names a complete checkpoint, and a resume starts from one"},
@@ -37,7 +39,12 @@ inline constexpr std::array<PropertyInfo, kPropertyCount> kProperties{{
     {"P9", "formats", "the state JSON on disk round-trips exactly"},
     {"P10", "callbacks", "every stateful callback restores to its state at the checkpoint, without warnings"},
     {"P11", "rules", "every decision follows the seed's policy rules"},
-    {"P12", "liveness", "a run finishes, or ends for a reason an injected fault explains"},
+    {"P12", "liveness",
+     "a run finishes, stops only when patience ran out on its history, or ends for a reason an "
+     "injected fault explains (a damaged sidecar fails the resume loudly)"},
+    {"P13", "schedule",
+     "every save event becomes exactly one evaluation, none happens outside one, and one is dropped "
+     "only for a step its history counted or under a stop"},
 }};
 
 constexpr std::string_view id_of(Property property) noexcept {

@@ -1,17 +1,16 @@
-// P3, as DESIGN.md states it; reads the ledger's durable floor at each incarnation's start.
-// Reports each rank once per stop.
+// P3, as DESIGN.md states it; reads the state the ledger expects restored at each
+// incarnation's start. Reports each rank once per stop.
 #include "sim/checks/stop_checker.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "sim/checks/disk_truth.hpp"
-
 namespace ckpt::sim {
 
 void StopChecker::on(const IncarnationBegan& e) {
-    // A stop that is durable binds the new incarnation from its first step.
-    const bool durable_stop = expected_floor(context_.fs, context_.ledger).stop_requested;
+    // A recorded stop binds the new incarnation from its first step (the ledger writer judged
+    // what it must restore before the checkers run).
+    const bool durable_stop = context_.ledger.expected_state.stop_requested;
     stop_in_force_.assign(static_cast<std::size_t>(e.ranks), durable_stop);
 }
 

@@ -62,6 +62,11 @@ struct TrainBegan {
     const CheckpointEvaluationState& restored;
     bool resumed = false;
 };
+// The scenario's external baseline was offered to the restored policy, which now holds `state`.
+struct BaselineEstablished {
+    double score = 0.0;
+    const CheckpointEvaluationState& state;
+};
 // Follows TrainBegan: recovery may have rewritten the sidecar.
 struct RecoveryFinished {};
 // A rank's policy state after collective number `sequence` of this incarnation.
@@ -74,6 +79,11 @@ struct StepStarted {
     int rank = 0;
 };
 struct StepFinished {
+    int rank = 0;
+    std::int64_t global_step = 0;
+};
+// The epoch's end (on_epoch_end and the save or evaluation it asked for) is over at `global_step`.
+struct EpochEnded {
     int rank = 0;
     std::int64_t global_step = 0;
 };
@@ -151,12 +161,13 @@ struct IoErrorInjected {
     std::string_view path;
 };
 
-using Event = std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
-                           IncarnationLimitReached, UnexplainedFailure, CallbacksRestored, TrainBegan,
-                           RecoveryFinished, RankStateShared, StepStarted, StepFinished, EvaluationStarted,
-                           DecisionMade, StopInForce, SidecarPersisted, CheckpointStarted,
-                           TrainerStateWritten, RotationStarted, SaveCallbackStarted, SaveCallbackReturned,
-                           Committed, CrashPointPassed, LinkPublished, CrashInjected, RankDeathInjected,
-                           SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected>;
+using Event =
+    std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
+                 IncarnationLimitReached, UnexplainedFailure, CallbacksRestored, TrainBegan,
+                 BaselineEstablished, RecoveryFinished, RankStateShared, StepStarted, StepFinished,
+                 EpochEnded, EvaluationStarted, DecisionMade, StopInForce, SidecarPersisted,
+                 CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
+                 SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
+                 RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected>;
 
 }  // namespace ckpt::sim

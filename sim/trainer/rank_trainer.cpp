@@ -115,7 +115,11 @@ void RankTrainer::train_begin() {
         emit(RecoveryFinished{});
     }
     if (job_.scenario.score.external_baseline) {
-        trigger_->policy().establish_external_baseline(job_.scores.baseline(), 0);
+        const double baseline = job_.scores.baseline();
+        trigger_->policy().establish_external_baseline(baseline, 0);
+        if (is_rank_zero()) {
+            emit(BaselineEstablished{baseline, trigger_->policy().state()});
+        }
     }
     emit(RankStateShared{rank_, agreement_sequence_++, trigger_->policy().state()});
 }
@@ -169,15 +173,21 @@ void RankTrainer::training_loop() {
         }
         trigger_->on_epoch_end(view(), control_);
         maybe_log_save_evaluate();
+        emit(EpochEnded{rank_, global_step_});
     }
 }
 
 void RankTrainer::maybe_log_save_evaluate() {
     control_.should_log = false;
+    // Trainer._evaluate runs only when the flag is set; CallbackHandler.on_evaluate clears it.
+    // Whether the evaluation is the policy's is the callback's own pending flag.
     if (control_.should_evaluate) {
-        control_.should_evaluate = false;  // on_evaluate clears its flag
-        if (trigger_->consume_checkpoint_evaluation()) {
+        const bool checkpoint_evaluation_due = trigger_->consume_checkpoint_evaluation();
+        control_.should_evaluate = false;  // CallbackHandler.on_evaluate
+        if (checkpoint_evaluation_due) {
             checkpoint_evaluation();
+        } else {
+            emit(EvaluationStarted{rank_});  // an ordinary evaluation: the policy is not asked
         }
     }
     if (control_.should_save) {

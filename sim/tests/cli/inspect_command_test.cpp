@@ -231,7 +231,7 @@ TEST(InspectCommand, ACorruptSidecarMakesTheResumeFail) {
     dir.link("checkpoint-20");
 
     const auto report = inspect_json(dir, 1);
-    EXPECT_THAT(kinds(report["problems"]), Contains("corrupt_sidecar"));
+    ASSERT_THAT(kinds(report["problems"]), Contains("corrupt_sidecar"));
     EXPECT_THAT(report["problems"][0]["message"].get<std::string>(),
                 HasSubstr(dir.at("checkpoint_eval_state.json")));
     EXPECT_EQ(report["resume"]["fails"], true);

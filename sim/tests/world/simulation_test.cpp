@@ -281,7 +281,7 @@ TEST(Simulation, FixedResumeRuleSurvivesTheSameCrash) {
     EXPECT_EQ(result.stats.resumes, 0U);
     EXPECT_EQ(result.stats.incarnations, 2U);
     const auto last = in_incarnation(events(result, "evaluation"), 1);
-    EXPECT_THAT(field<std::int64_t>(last, "step"), ElementsAre(10, 20, 30, 40, 50, 60, 70, 80, 90, 100));
+    ASSERT_THAT(field<std::int64_t>(last, "step"), ElementsAre(10, 20, 30, 40, 50, 60, 70, 80, 90, 100));
     EXPECT_EQ(last.front().at("reason"), "initial");
 }
 

@@ -1,0 +1,124 @@
+// lineage.hpp's reading of the decision tree. The walks follow parent links, so each costs the
+// depth of one history; they run once per incarnation or per stop, never per event.
+#include "sim/checks/lineage.hpp"
+
+#include <algorithm>
+
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/checks/disk_truth.hpp"
+#include "sim/events/job_constants.hpp"
+
+namespace ckpt::sim {
+namespace {
+
+const EvaluationRecord& at(const Ledger& ledger, int node) {
+    return ledger.evaluations[static_cast<std::size_t>(node)];
+}
+
+// Two nodes are one history when their paths from the root evaluated the same steps with the
+// same scores (then the rules left the same states): a branch that rewrote checkpoint-N with
+// the scores the abandoned one had is indistinguishable from it, on the disk and to the rules.
+bool same_history(const Ledger& ledger, int a, int b) {
+    while (a != kRootNode && b != kRootNode) {
+        if (a == b) {
+            return true;
+        }
+        const auto& x = at(ledger, a);
+        const auto& y = at(ledger, b);
+        if (x.step != y.step || x.score != y.score || x.after != y.after) {
+            return false;
+        }
+        a = x.parent;
+        b = y.parent;
+    }
+    return a == b;
+}
+
+// `node` continues the history of `base`: it or one of its ancestors is that history.
+bool continues(const Ledger& ledger, int node, int base) {
+    if (base == kRootNode) {
+        return true;
+    }
+    for (; node != kRootNode; node = at(ledger, node).parent) {
+        if (same_history(ledger, node, base)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The checkpoint's trainer_state.json is still the bytes the ledger saw written, undamaged.
+const CheckpointRecord* visible_checkpoint(const SimFileSystem& fs, const Ledger& ledger, std::int64_t step) {
+    const auto record = ledger.checkpoints.find(step);
+    if (record == ledger.checkpoints.end()) {
+        return nullptr;
+    }
+    const auto damaged = ledger.checkpoint_damaged.find(step);
+    if (damaged != ledger.checkpoint_damaged.end() && damaged->second) {
+        return nullptr;
+    }
+    const auto path = join_path(checkpoint_path(step), kTrainerStateName);
+    return fs.content_equals(FsView::visible, path, record->second.trainer_state_bytes) ? &record->second
+                                                                                        : nullptr;
+}
+
+// The newest node continuing `base` whose state the visible sidecar holds, if its best is
+// external, absent, or a visible checkpoint written on its own history.
+std::optional<int> visible_sidecar_node(const SimFileSystem& fs, const Ledger& ledger, int base) {
+    const auto bytes = fs.content_in(FsView::visible, join_path(kOutputDir, kSidecarName));
+    if (!bytes || ledger.sidecar_damaged) {
+        return std::nullopt;
+    }
+    const auto payload = nlohmann::json::parse(*bytes, nullptr, false);
+    const auto state = payload.is_object()
+                           ? read_state(payload.value("checkpoint_eval_state", nlohmann::json()))
+                           : std::nullopt;
+    if (!state) {
+        return std::nullopt;
+    }
+    for (int node = static_cast<int>(ledger.evaluations.size()) - 1; node >= 0; --node) {
+        if (at(ledger, node).after != *state || !continues(ledger, node, base)) {
+            continue;
+        }
+        if (state->best_is_external || !state->best_step) {
+            return node;
+        }
+        const auto* best = visible_checkpoint(fs, ledger, *state->best_step);
+        if (best != nullptr && continues(ledger, node, best->node)) {
+            return node;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+const CheckpointEvaluationState& node_state(const Ledger& ledger, int node) noexcept {
+    static const CheckpointEvaluationState fresh;
+    return node == kRootNode ? fresh : ledger.evaluations[static_cast<std::size_t>(node)].after;
+}
+
+std::vector<std::int64_t> counted_steps(const Ledger& ledger, int node) {
+    std::vector<std::int64_t> steps;
+    for (; node != kRootNode; node = ledger.evaluations[static_cast<std::size_t>(node)].parent) {
+        steps.push_back(ledger.evaluations[static_cast<std::size_t>(node)].step);
+    }
+    std::sort(steps.begin(), steps.end());
+    return steps;
+}
+
+std::optional<int> expected_restored_node(const SimFileSystem& fs, const Ledger& ledger,
+                                          std::optional<std::int64_t> resume_step) {
+    int base = kRootNode;
+    if (resume_step) {
+        const auto* checkpoint = visible_checkpoint(fs, ledger, *resume_step);
+        if (checkpoint == nullptr) {
+            return std::nullopt;
+        }
+        base = checkpoint->node;
+    }
+    const auto sidecar = visible_sidecar_node(fs, ledger, base);
+    return sidecar && !same_history(ledger, *sidecar, base) ? *sidecar : base;
+}
+
+}  // namespace ckpt::sim

@@ -1,0 +1,47 @@
+// P13: every save event of the trainer becomes exactly one evaluation, none happens outside a
+// save event, and one is dropped only for a step the restored history counted or while a stop
+// is in force. The save events are derived here from the scenario (DefaultFlowCallback's
+// save_steps and max_steps rule, the epoch end, the seed's gate and regular steps), never from
+// the callback; the windows are rank 0's step and epoch-end events.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/checks/checker_context.hpp"
+#include "sim/events/event.hpp"
+
+namespace ckpt::sim {
+
+class ScheduleChecker {
+  public:
+    explicit ScheduleChecker(const CheckerContext& context) : context_(context) {}
+
+    void on(const IncarnationBegan& e);
+    void on(const TrainBegan& e) noexcept { stop_in_force_ = e.restored.stop_requested; }
+    void on(const StepStarted& e);
+    void on(const EvaluationStarted& e);
+    void on(const DecisionMade& e) noexcept { stop_in_force_ = stop_in_force_ || e.decision.should_stop; }
+    void on(const StepFinished& e);
+    void on(const EpochEnded& e);
+    void on(const auto&) noexcept {}
+
+  private:
+    enum class Window : std::uint8_t { none, step_end, epoch_end };
+
+    bool step_end_saves(std::int64_t step) const noexcept;
+    void open(Window window, bool save_event);
+    void report(const char* what) const;
+
+    const CheckerContext& context_;
+    Window window_ = Window::none;
+    std::int64_t step_ = 0;  // the trainer's global step as rank 0 last reported it
+    int evaluations_ = 0;    // in the open window
+    bool stop_in_force_ = false;
+    // The open window's save event and why it may be dropped; expected_ is 1 or 0.
+    bool save_event_ = false;
+    bool replayed_ = false;
+    bool stop_at_open_ = false;
+    int expected_ = 0;
+};
+
+}  // namespace ckpt::sim
