@@ -37,6 +37,10 @@ enum class Mutant : std::uint8_t {
     resume_trusts_incomplete,
     commit_check_is_dir_only,
     double_count_replayed_step,
+    prune_all_older,
+    link_after_sidecar,
+    restored_state_not_shared,
+    early_stopping_counter_not_saved,
 };
 
 struct MutantInfo {
