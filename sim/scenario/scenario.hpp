@@ -135,6 +135,9 @@ struct Scenario {
     // EarlyStoppingCallback instances beside the trigger callback (several of one class).
     int early_stopping_callbacks = 0;
     bool early_stopping_state_keys = false;
+    // Callback i gets patience early_stopping_patience + i. The default outlasts any run, so
+    // they never stop it; a small one lets them stop training (a legitimate stop, P3 and P12).
+    int early_stopping_patience = 1000;
     ScoreModelConfig score;
     std::vector<PlannedFault> faults;
     // A hang becomes a job crash (NCCL timeout) and the job resumes.
