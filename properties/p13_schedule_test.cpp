@@ -20,15 +20,15 @@ RC_GTEST_PROP(P13Schedule, EverySaveEventBecomesOneEvaluation, ()) {
 sim::Scenario gated_scenario() {
     sim::Scenario s;
     s.seed = 13;
-    s.ranks = 1;
-    s.max_steps = 100;
-    s.steps_per_epoch = 100;
-    s.save_strategy = sim::SaveStrategy::steps;
-    s.save_steps = 40;
-    s.gate_steps = {10, 25};
-    s.policy.patience = 50;
-    s.resume_rule = sim::ResumeRule::fixed;
-    s.early_stopping_callbacks = 0;
+    s.job.ranks = 1;
+    s.trainer.max_steps = 100;
+    s.trainer.steps_per_epoch = 100;
+    s.trainer.save_strategy = sim::SaveStrategy::steps;
+    s.trainer.save_steps = 40;
+    s.callbacks.gate_steps = {10, 25};
+    s.callbacks.policy.patience = 50;
+    s.trainer.resume_rule = sim::ResumeRule::fixed;
+    s.callbacks.early_stopping_callbacks = 0;
     s.score.noisy_replay = false;
     s.score.external_baseline = false;
     s.score.kind = sim::ScoreKind::scripted;

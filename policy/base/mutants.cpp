@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 20> kCatalogue{{
+constexpr std::array<MutantInfo, 24> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -43,6 +43,14 @@ constexpr std::array<MutantInfo, 20> kCatalogue{{
      "resume picks the newest checkpoint-N even when its trainer_state.json is missing or torn"},
     {Mutant::commit_check_is_dir_only, "commit_check_is_dir_only",
      "a checkpoint counts as committed when its directory exists, as in the seed"},
+    {Mutant::prune_all_older, "prune_all_older",
+     "the link helper prunes every checkpoint older than the new target, whatever save_total_limit"},
+    {Mutant::link_after_sidecar, "link_after_sidecar",
+     "a commit writes the sidecar before it moves final_checkpoint, so a reader can see a best with no link"},
+    {Mutant::restored_state_not_shared, "restored_state_not_shared",
+     "a worker rank keeps its own policy state after the restore broadcast of on_train_begin"},
+    {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
+     "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
     {Mutant::double_count_replayed_step, "double_count_replayed_step",
      "a step replayed after a resume is evaluated again, so its lower score counts twice"},
     {Mutant::gate_steps_ignored, "gate_steps_ignored",

@@ -42,6 +42,10 @@ enum class Mutant : std::uint8_t {
     commit_check_is_dir_only,
     double_count_replayed_step,
     gate_steps_ignored,
+    prune_all_older,
+    link_after_sidecar,
+    restored_state_not_shared,
+    early_stopping_counter_not_saved,
 };
 
 struct MutantInfo {

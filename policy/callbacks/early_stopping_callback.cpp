@@ -10,6 +10,7 @@
 
 #include "policy/base/errors.hpp"
 #include "policy/base/json_object.hpp"
+#include "policy/base/mutants.hpp"
 #include "policy/python/python_values.hpp"
 
 namespace ckpt {
@@ -137,7 +138,9 @@ nlohmann::json EarlyStoppingCallback::state() const {
     auto args = JsonObject().add(kPatienceArg, patience_).add(kThresholdArg, threshold_).build();
     auto attributes =
         JsonObject()
-            .add(kCounterAttribute, patience_counter_)
+            .add(kCounterAttribute, mutants::is_active(mutants::Mutant::early_stopping_counter_not_saved)
+                                        ? 0
+                                        : patience_counter_)
             .add(kBestMetricAttribute, best_metric_ ? nlohmann::json(*best_metric_) : nlohmann::json())
             .build();
     return JsonObject().add("args", std::move(args)).add("attributes", std::move(attributes)).build();

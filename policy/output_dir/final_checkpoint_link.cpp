@@ -2,6 +2,7 @@
 // targets (or an absolute one inside output_dir), so a foreign link is never taken for ours.
 #include "policy/output_dir/final_checkpoint_link.hpp"
 
+#include "policy/base/mutants.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 
 namespace ckpt {
@@ -30,7 +31,8 @@ void update_final_checkpoint_link(FileSystem& fs, const std::string& output_dir,
 std::vector<CheckpointEntry> checkpoints_pruned_by_link(std::vector<CheckpointEntry> checkpoints,
                                                         std::int64_t step, std::int64_t max_checkpoints) {
     std::erase_if(checkpoints, [step](const CheckpointEntry& entry) { return entry.step >= step; });
-    const auto keep = static_cast<std::size_t>(max_checkpoints > 1 ? max_checkpoints - 1 : 0);
+    const bool keeps_older = max_checkpoints > 1 && !mutants::is_active(mutants::Mutant::prune_all_older);
+    const auto keep = static_cast<std::size_t>(keeps_older ? max_checkpoints - 1 : 0);
     checkpoints.resize(checkpoints.size() > keep ? checkpoints.size() - keep : 0);
     return checkpoints;
 }

@@ -157,7 +157,9 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
     if (policy_state == received.end() || !policy_state->is_object()) {
         throw RuntimeError("checkpoint evaluation sidecar policy restore received no valid policy state");
     }
-    policy_.load_state_dict(*policy_state);
+    if (is_rank_zero() || !mutants::is_active(Mutant::restored_state_not_shared)) {
+        policy_.load_state_dict(*policy_state);
+    }
     // Every rank skips the same replayed save events, or the ranks would disagree on whether
     // an evaluation round (and its collectives) happens.
     adopt_replay_horizon(received);
@@ -216,9 +218,15 @@ bool TriggerCallback::best_checkpoint_is_complete() {
 
 void TriggerCallback::publish_best_checkpoint() {
     // Link first, then the sidecar: a reader that sees the new sidecar also finds its link.
+    const bool sidecar_first = mutants::is_active(Mutant::link_after_sidecar);
+    if (sidecar_first) {
+        persist(/*is_world_process_zero=*/true);
+    }
     update_final_checkpoint_link(*fs_, *config_.output_dir, *policy_.state().best_step,
                                  config_.save_total_limit);
-    persist(/*is_world_process_zero=*/true);
+    if (!sidecar_first) {
+        persist(/*is_world_process_zero=*/true);
+    }
 }
 
 void TriggerCallback::recover_committed_checkpoint_artifacts() {

@@ -14,6 +14,7 @@ namespace ckpt::sim {
 using nlohmann::json;
 
 void LinkChecker::on(const LinkPublished& e) {
+    commit_linked_ = commit_linked_ || in_commit_;
     const auto& ledger = context_.ledger;
     const auto step = e.step;
     const auto record = ledger.checkpoints.find(step);
@@ -42,9 +43,31 @@ void LinkChecker::on(const LinkPublished& e) {
     }
 }
 
+void LinkChecker::on(const SaveCallbackStarted& e) noexcept {
+    if (e.rank == 0) {
+        in_commit_ = true;
+        commit_linked_ = false;
+        commit_sidecar_before_link_ = false;
+    }
+}
+
+void LinkChecker::on(const Committed& e) {
+    in_commit_ = false;
+    if (!commit_linked_ || commit_sidecar_before_link_) {
+        context_.violate(Property::P4,
+                         "the commit of checkpoint-" + std::to_string(e.step) +
+                             (commit_linked_ ? " wrote the sidecar before it renamed final_checkpoint"
+                                             : " never renamed final_checkpoint"));
+    }
+}
+
 void LinkChecker::on(const CrashPointPassed& e) {
     if (e.rank != 0) {
         return;
+    }
+    // The callback's sidecar operations pass this point just before they happen.
+    if (in_commit_ && e.point == CrashPoint::inside_sidecar_write && !commit_linked_) {
+        commit_sidecar_before_link_ = true;
     }
     const auto& fs = context_.fs;
     // Re-check only when the disk changed since the last check: most passages are plain steps.
@@ -79,6 +102,7 @@ void LinkChecker::on(const CrashPointPassed& e) {
 }
 
 void LinkChecker::on(const JobFinished& e) {
+    in_commit_ = false;
     const auto& final_state = e.final_state;
     if (!final_state.best_step || final_state.best_is_external) {
         return;

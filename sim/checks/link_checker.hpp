@@ -1,6 +1,7 @@
 // P1 and P4: final_checkpoint only moves to a higher-scoring checkpoint and ends on the best
 // one; it is absent or names a complete checkpoint, except inside the save window, where a
-// dangling link is the seed's known exposure and is counted, not failed.
+// dangling link is the seed's known exposure and is counted, not failed. A commit in on_save
+// renames the link before it touches the sidecar (the seed's _commit_saved_checkpoint order).
 #pragma once
 
 #include <cstdint>
@@ -15,10 +16,15 @@ class LinkChecker {
   public:
     explicit LinkChecker(const CheckerContext& context) : context_(context) {}
 
-    void on(const IncarnationBegan&) noexcept { link_checked_at_ops_ = UINT64_MAX; }
+    void on(const IncarnationBegan&) noexcept {
+        link_checked_at_ops_ = UINT64_MAX;
+        in_commit_ = false;
+    }
     void on(const LinkPublished& e);
     void on(const CrashPointPassed& e);
     void on(const JobFinished& e);
+    void on(const SaveCallbackStarted& e) noexcept;
+    void on(const Committed& e);
     void on(const auto&) noexcept {}
 
     // Crash points passed with a dangling link inside the save window.
@@ -32,6 +38,10 @@ class LinkChecker {
     bool link_check_was_ok_ = true;
     std::optional<std::int64_t> link_checked_step_;
     std::uint64_t save_window_dangling_ = 0;
+    // The write order of rank 0's commit in on_save: the link rename, then the sidecar.
+    bool in_commit_ = false;
+    bool commit_linked_ = false;
+    bool commit_sidecar_before_link_ = false;
 };
 
 }  // namespace ckpt::sim

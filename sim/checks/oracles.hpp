@@ -1,7 +1,9 @@
 // The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
-// (P2, P9), commit (P5), link (P1, P4), ranks (P6, P7), callbacks (P10), rules (P11), liveness
-// (P12), schedule (P13). That order keeps the violations of one event in the order DESIGN.md's checks list
-// them. Checkers read the ledger; the LedgerWriter, delivered the event first, writes it.
+// The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
+// (P2, P9), commit (P5), link (P1, P4), retention (P1), ranks (P6, P7), callbacks (P10), rules
+// (P11), liveness (P12), schedule (P13). That order keeps the violations of one event in the order
+// DESIGN.md's checks list them. Checkers read the ledger; the LedgerWriter, delivered the event
+// first, writes it.
 #pragma once
 
 #include <vector>
@@ -13,6 +15,7 @@
 #include "sim/checks/link_checker.hpp"
 #include "sim/checks/liveness_checker.hpp"
 #include "sim/checks/ranks_checker.hpp"
+#include "sim/checks/retention_checker.hpp"
 #include "sim/checks/rules_checker.hpp"
 #include "sim/checks/schedule_checker.hpp"
 #include "sim/checks/stop_checker.hpp"
@@ -27,6 +30,7 @@ class Oracles {
           durability_(context_),
           commit_(context_),
           link_(context_),
+          retention_(context_),
           ranks_(context_),
           callbacks_(context_),
           rules_(context_),
@@ -43,6 +47,7 @@ class Oracles {
         durability_.on(e);
         commit_.on(e);
         link_.on(e);
+        retention_.on(e);
         ranks_.on(e);
         callbacks_.on(e);
         rules_.on(e);
@@ -60,6 +65,7 @@ class Oracles {
     DurabilityChecker durability_;
     CommitChecker commit_;
     LinkChecker link_;
+    RetentionChecker retention_;
     RanksChecker ranks_;
     CallbacksChecker callbacks_;
     RulesChecker rules_;

@@ -19,14 +19,14 @@ void ScheduleChecker::on(const IncarnationBegan& e) {
 // seed's gate and regular steps, which all raise the one should_save flag of the step.
 bool ScheduleChecker::step_end_saves(std::int64_t step) const noexcept {
     const auto& s = context_.scenario;
-    if (s.save_strategy == SaveStrategy::steps &&
-        ((s.save_steps > 0 && step % s.save_steps == 0) || step >= s.max_steps)) {
+    if (s.trainer.save_strategy == SaveStrategy::steps &&
+        ((s.trainer.save_steps > 0 && step % s.trainer.save_steps == 0) || step >= s.trainer.max_steps)) {
         return true;
     }
-    if (std::find(s.gate_steps.begin(), s.gate_steps.end(), step) != s.gate_steps.end()) {
+    if (std::find(s.callbacks.gate_steps.begin(), s.callbacks.gate_steps.end(), step) != s.callbacks.gate_steps.end()) {
         return true;
     }
-    return s.regular_steps && *s.regular_steps > 0 && step % *s.regular_steps == 0;
+    return s.callbacks.regular_steps && *s.callbacks.regular_steps > 0 && step % *s.callbacks.regular_steps == 0;
 }
 
 // The window's expectation is known when it opens: a crash inside it may cut it short, so an
@@ -87,7 +87,7 @@ void ScheduleChecker::on(const StepFinished& e) {
     if (window_ == Window::step_end && evaluations_ < expected_) {
         report("the step end");
     }
-    open(Window::epoch_end, context_.scenario.save_strategy == SaveStrategy::epoch);
+    open(Window::epoch_end, context_.scenario.trainer.save_strategy == SaveStrategy::epoch);
 }
 
 void ScheduleChecker::on(const EpochEnded& e) {

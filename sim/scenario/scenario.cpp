@@ -257,6 +257,9 @@ void Scenario::validate() const {
     if (callbacks.early_stopping_callbacks < 0 || callbacks.early_stopping_callbacks > 4) {
         bad_field("early_stopping_callbacks", "must be between 0 and 4");
     }
+    if (callbacks.early_stopping_patience < 1 || callbacks.early_stopping_patience > 1000000) {
+        bad_field("early_stopping_patience", "must be between 1 and 1000000");
+    }
     if (score.kind == ScoreKind::scripted && score.script.empty()) {
         bad_field("score.script", "must hold at least one score for the scripted model");
     }
@@ -292,6 +295,7 @@ json Scenario::to_json() const {
         {"resume_rule", kResumeRuleNames.name(trainer.resume_rule)},
         {"early_stopping_callbacks", callbacks.early_stopping_callbacks},
         {"early_stopping_state_keys", callbacks.early_stopping_state_keys},
+        {"early_stopping_patience", callbacks.early_stopping_patience},
         {"score",
          {{"kind", kScoreKindNames.name(score.kind)},
           {"script", score.script},
@@ -306,8 +310,8 @@ Scenario Scenario::from_json(const json& document) {
     const Reader r(document, "");
     r.reject_unknown({"seed", "ranks", "max_steps", "steps_per_epoch", "save_strategy", "save_steps",
                       "gate_steps", "regular_steps", "policy", "save_total_limit", "protect_best_in_rotation",
-                      "resume_rule", "early_stopping_callbacks", "early_stopping_state_keys", "score",
-                      "faults", "watchdog"});
+                      "resume_rule", "early_stopping_callbacks", "early_stopping_state_keys",
+                      "early_stopping_patience", "score", "faults", "watchdog"});
     if (r.find("seed") == nullptr) {
         bad_field("seed", "is required");
     }
@@ -340,6 +344,7 @@ Scenario Scenario::from_json(const json& document) {
     s.trainer.resume_rule = r.choice("resume_rule", ResumeRule::fixed, kResumeRuleNames);
     s.callbacks.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.callbacks.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
+    s.callbacks.early_stopping_patience = r.integer<int>("early_stopping_patience", 1000, 1, 1000000);
     if (const auto* score = r.find("score")) {
         s.score = score_from_json(*score);
     }

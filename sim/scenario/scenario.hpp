@@ -137,6 +137,9 @@ struct CallbackOptions {
     std::optional<std::int64_t> regular_steps;
     int early_stopping_callbacks = 0;
     bool early_stopping_state_keys = false;  // Lightning-style state keys instead of class + position
+    // Callback i gets patience early_stopping_patience + i. The default outlasts any run, so
+    // they never stop it; a small one lets them stop training (a legitimate stop, P3 and P12).
+    int early_stopping_patience = 1000;
 };
 
 // The job's processes and what the launcher does when they hang.

@@ -162,6 +162,10 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_scores(rng, s.score);
     s.faults = draw_faults(rng, s);
     s.job.watchdog = roll(rng, kSwarm.watchdog);
+    // Drawn last, so every earlier draw of a seed stays what it was.
+    if (roll(rng, kSwarm.early_stopping_acts)) {
+        s.callbacks.early_stopping_patience = draw(rng, kSwarm.early_stopping_patience);
+    }
     return s;
 }
 

@@ -74,6 +74,9 @@ struct SwarmRanges {
     Odds transformers_resume{1, 4};
     Range<int> early_stopping_callbacks{0, 3};
     Odds early_stopping_state_keys{1, 2};
+    // Most scenarios keep early stopping out of the way (patience 1000 + i); these let it act.
+    Odds early_stopping_acts{3, 10};
+    Range<int> early_stopping_patience{2, 6};
     // Scripted scores are multiples of 1/score_grid in [0, 1], so ties are common.
     Range<int> script_length{8, 20};
     int score_grid = 40;

@@ -41,10 +41,10 @@ void RankTrainer::build_callbacks() {
     auto trigger = std::make_unique<TriggerCallback>(trigger_config(job_.scenario), job_.fs, collective_);
     trigger_ = trigger.get();
     callbacks_.push_back(std::move(trigger));
-    // Never stop on their own (their patience outlasts any run): they are here so several
-    // callbacks of one class must save and restore their state (P10).
+    // Several callbacks of one class must save and restore their state (P10). With the default
+    // patience they never stop a run; a scenario's small patience lets them stop it.
     for (int i = 0; i < job_.scenario.callbacks.early_stopping_callbacks; ++i) {
-        const int patience = 1000 + i;
+        const int patience = job_.scenario.callbacks.early_stopping_patience + i;
         auto callback = job_.scenario.callbacks.early_stopping_state_keys
                             ? std::make_unique<EarlyStoppingCallback>(
                                   EarlyStoppingCallback::with_generated_state_key(patience, 0.001 * i))
