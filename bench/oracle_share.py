@@ -36,8 +36,10 @@ import subprocess
 import sys
 import tempfile
 
-ORACLE_MEMBER = re.compile(r"^ckpt::sim::Oracles::~?[A-Za-z_][A-Za-z_0-9]*\(")
-INSIDE_ORACLES = "ckpt::sim::Oracles::"
+# The checks are the checkers (one class per concern) and the ledger writer; the fan-out over them
+# is inlined into the simulation, so it has no frame of its own.
+ORACLE_MEMBER = re.compile(r"^ckpt::sim::(\w+Checker|LedgerWriter)::~?[A-Za-z_][A-Za-z_0-9]*\(")
+INSIDE_ORACLES_PATTERN = re.compile(r"ckpt::sim::(\w+Checker|LedgerWriter)::")
 RUN_SCENARIO = re.compile(r"^ckpt::sim::run_scenario\(")
 
 # Calls the trainer model makes only to build an oracle's arguments. Matched on the caller's and
@@ -122,7 +124,7 @@ def report(path):
     by_caller = collections.Counter()
     calls = collections.Counter()
     for (caller, callee), (count, cost) in edges.items():
-        if ORACLE_MEMBER.match(callee or "") and not (caller or "").startswith(INSIDE_ORACLES):
+        if ORACLE_MEMBER.match(callee or "") and not ORACLE_MEMBER.match(caller or ""):
             by_callee[callee] += cost
             by_caller[short(caller)] += cost
             calls[callee] += count
@@ -165,7 +167,7 @@ def perf_estimate(binary, repetitions):
     for sample in script.split("\n\n"):
         if "run_scenario" in sample or "make_fcontext" in sample:
             work += 1
-            oracle += INSIDE_ORACLES in sample
+            oracle += INSIDE_ORACLES_PATTERN.search(sample) is not None
     if work == 0:
         sys.exit("no scenario samples: is perf allowed to sample user space here?")
     spread = 100.0 * (oracle / work * (1 - oracle / work) / work) ** 0.5
