@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 18> kCatalogue{{
+constexpr std::array<MutantInfo, 22> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -43,11 +43,21 @@ constexpr std::array<MutantInfo, 18> kCatalogue{{
      "resume picks the newest checkpoint-N even when its trainer_state.json is missing or torn"},
     {Mutant::commit_check_is_dir_only, "commit_check_is_dir_only",
      "a checkpoint counts as committed when its directory exists, as in the seed"},
+    {Mutant::baseline_overwrites_restore, "baseline_overwrites_restore",
+     "establishing the external baseline after a resume overwrites the restored best"},
+    {Mutant::tie_policy_as_reset, "tie_policy_as_reset",
+     "tie_policy ignore falls through to reset, so a tie clears the lower-score streak"},
+    {Mutant::warmup_boundary_off_by_one, "warmup_boundary_off_by_one",
+     "the warm-up test is step <= patience_start_step, so the boundary evaluation is still warm-up"},
+    {Mutant::stop_flag_not_persisted, "stop_flag_not_persisted",
+     "the state serialiser drops stop_requested, so a durable stop is written as false"},
 }};
 
-constexpr std::array<MutantInfo, 1> kPending{{
+constexpr std::array<MutantInfo, 2> kPending{{
     {Mutant::double_count_replayed_step, "double_count_replayed_step",
      "a step replayed after a resume is evaluated again, so its lower score counts twice"},
+    {Mutant::gate_steps_ignored, "gate_steps_ignored",
+     "the schedule forgets the gate steps, so the warm-up evaluations never happen"},
 }};
 
 // The entry for `matches`, in the catalogue first, then among the pending ones.

@@ -37,6 +37,11 @@ enum class Mutant : std::uint8_t {
     resume_trusts_incomplete,
     commit_check_is_dir_only,
     double_count_replayed_step,
+    gate_steps_ignored,
+    baseline_overwrites_restore,
+    tie_policy_as_reset,
+    warmup_boundary_off_by_one,
+    stop_flag_not_persisted,
 };
 
 struct MutantInfo {

@@ -47,7 +47,8 @@ std::optional<std::string> TriggerCallback::state_path() const {
 // ---- save events -------------------------------------------------------------------------
 
 bool TriggerCallback::step_is_scheduled(std::int64_t step) const noexcept {
-    if (std::binary_search(config_.gate_steps.begin(), config_.gate_steps.end(), step)) {
+    if (std::binary_search(config_.gate_steps.begin(), config_.gate_steps.end(), step) &&
+        !mutants::is_active(Mutant::gate_steps_ignored)) {
         return true;
     }
     return config_.regular_steps && step > 0 && step % *config_.regular_steps == 0;

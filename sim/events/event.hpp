@@ -91,6 +91,10 @@ struct DecisionMade {
 struct StopInForce {
     int rank = 0;
 };
+// An EarlyStoppingCallback ran out of patience and asked the trainer to stop.
+struct EarlyStoppingRequested {
+    int rank = 0;
+};
 // persist() or a committing on_save() returned with the policy in `state`.
 struct SidecarPersisted {
     const CheckpointEvaluationState& state;
@@ -151,12 +155,13 @@ struct IoErrorInjected {
     std::string_view path;
 };
 
-using Event = std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
-                           IncarnationLimitReached, UnexplainedFailure, CallbacksRestored, TrainBegan,
-                           RecoveryFinished, RankStateShared, StepStarted, StepFinished, EvaluationStarted,
-                           DecisionMade, StopInForce, SidecarPersisted, CheckpointStarted,
-                           TrainerStateWritten, RotationStarted, SaveCallbackStarted, SaveCallbackReturned,
-                           Committed, CrashPointPassed, LinkPublished, CrashInjected, RankDeathInjected,
-                           SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected>;
+using Event =
+    std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
+                 IncarnationLimitReached, UnexplainedFailure, CallbacksRestored, TrainBegan, RecoveryFinished,
+                 RankStateShared, StepStarted, StepFinished, EvaluationStarted, DecisionMade, StopInForce,
+                 SidecarPersisted, CheckpointStarted, TrainerStateWritten, RotationStarted,
+                 SaveCallbackStarted, SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished,
+                 CrashInjected, RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted,
+                 IoErrorInjected, EarlyStoppingRequested>;
 
 }  // namespace ckpt::sim

@@ -43,6 +43,9 @@ class FaultPlan {
     void on(const IncarnationBegan&) noexcept { io_error_fired_ = false; }
     void on(const CrashPointPassed& e);
     void on(const StepFinished& e);
+    // The moments aimed crashes wait for (FaultAim): rank 0's decisions and sidecar writes.
+    void on(const DecisionMade& e) noexcept;
+    void on(const SidecarPersisted& e) noexcept;
     void on(const auto&) noexcept {}
 
     std::optional<DueFault> take_due() noexcept {
@@ -75,6 +78,7 @@ class FaultPlan {
                                          FaultTargets targets);
     void corrupt_until_unreadable(SimFileSystem& fs, const std::string& path);
     void refresh_next_step_fault() noexcept;
+    void reach_moment(FaultAim aim) noexcept;
 
     const Scenario& scenario_;
     Rng rng_;
@@ -86,6 +90,10 @@ class FaultPlan {
     bool has_io_faults_ = false;
     bool io_error_fired_ = false;
     bool callback_rename_pending_ = false;  // a sidecar or link rename awaits its directory fsync
+    bool has_aimed_ = false;
+    bool lower_in_flight_ = false;  // the last decision was a lower score the sidecar will hold
+    std::array<std::uint32_t, kFaultAimNames.size()> moments_{};
+    std::optional<std::size_t> aimed_due_;  // fires at rank 0's next crash point
     std::optional<DueFault> due_;
 };
 

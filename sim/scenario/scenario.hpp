@@ -100,6 +100,21 @@ inline constexpr auto kIoTargetNames =
                                {IoTarget::link_rename, "link_rename"}});
 static_assert(kIoTargetNames.complete());
 
+// A crash aimed at a moment rather than a place (buggify.hpp): it fires at rank 0's first crash
+// point after the `occurrence`-th such moment. `none` is a crash placed by point and occurrence.
+enum class FaultAim : std::uint8_t {
+    none,
+    after_stop_decision,   // the policy just decided to stop
+    after_stop_persisted,  // a stop was just written to the sidecar
+    after_sidecar_lower,   // a lower score just went to the sidecar only (no checkpoint holds it)
+};
+inline constexpr auto kFaultAimNames =
+    make_enum_names<FaultAim>({{FaultAim::none, "none"},
+                               {FaultAim::after_stop_decision, "after_stop_decision"},
+                               {FaultAim::after_stop_persisted, "after_stop_persisted"},
+                               {FaultAim::after_sidecar_lower, "after_sidecar_lower"}});
+static_assert(kFaultAimNames.complete());
+
 struct PlannedFault {
     FaultAction action = FaultAction::crash;
     // crash: which crash point, and on its n-th passage (1-based) over the whole run.
@@ -115,6 +130,8 @@ struct PlannedFault {
     // io_error: the operation (its n-th matching call, `occurrence`) and the error.
     IoTarget target = IoTarget::sidecar_write;
     FaultKind error = FaultKind::eio;
+    // crash: aimed at a moment instead of `point` (then `point` is ignored).
+    FaultAim aim = FaultAim::none;
 };
 
 // The Transformers side of a scenario, named as in TrainingArguments where it has a name there.
@@ -137,6 +154,8 @@ struct CallbackOptions {
     std::optional<std::int64_t> regular_steps;
     int early_stopping_callbacks = 0;
     bool early_stopping_state_keys = false;  // Lightning-style state keys instead of class + position
+    // The i-th EarlyStoppingCallback's patience is this + i; the default outlasts any run.
+    std::int64_t early_stopping_patience = 1000;
 };
 
 // The job's processes and what the launcher does when they hang.
@@ -156,6 +175,9 @@ struct Scenario {
     CallbackOptions callbacks;
     ScoreModelConfig score;
     std::vector<PlannedFault> faults;
+    // The buggify switches this seed turned on (sim/scenario/buggify.hpp), by name: a record of
+    // why the fields above look as they do. Replaying never reads it.
+    std::vector<std::string> buggify;
 
     // Checks every field; throws ScenarioError naming the first bad one.
     void validate() const;

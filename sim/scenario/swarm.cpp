@@ -7,6 +7,7 @@
 #include "policy/core/tie_policy.hpp"
 #include "sim/base/enum_names.hpp"
 #include "sim/base/rng.hpp"
+#include "sim/scenario/buggify.hpp"
 #include "sim/scenario/swarm_ranges.hpp"
 
 namespace ckpt::sim {
@@ -162,6 +163,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_scores(rng, s.score);
     s.faults = draw_faults(rng, s);
     s.job.watchdog = roll(rng, kSwarm.watchdog);
+    buggify(Rng(seed).derive("buggify"), s);
     return s;
 }
 

@@ -39,10 +39,10 @@ void RankTrainer::build_callbacks() {
     auto trigger = std::make_unique<TriggerCallback>(trigger_config(job_.scenario), job_.fs, collective_);
     trigger_ = trigger.get();
     callbacks_.push_back(std::move(trigger));
-    // Never stop on their own (their patience outlasts any run): they are here so several
-    // callbacks of one class must save and restore their state (P10).
+    // They are here so several callbacks of one class must save and restore their state (P10);
+    // the default patience outlasts any run, a buggified one is small enough to stop it.
     for (int i = 0; i < job_.scenario.callbacks.early_stopping_callbacks; ++i) {
-        const int patience = 1000 + i;
+        const int patience = static_cast<int>(job_.scenario.callbacks.early_stopping_patience) + i;
         auto callback = job_.scenario.callbacks.early_stopping_state_keys
                             ? std::make_unique<EarlyStoppingCallback>(
                                   EarlyStoppingCallback::with_generated_state_key(patience, 0.001 * i))
@@ -207,8 +207,12 @@ void RankTrainer::checkpoint_evaluation() {
             trainer_.emit(RankStateShared{trainer_.rank_, trainer_.agreement_sequence_++, state});
         }
         void before_apply(TrainerControl& control) override {
+            const bool stopping = control.should_training_stop;
             for (auto* callback : trainer_.early_stopping_) {
                 callback->on_evaluate(score_, /*greater_is_better=*/true, control);
+            }
+            if (!stopping && control.should_training_stop) {
+                trainer_.emit(EarlyStoppingRequested{trainer_.rank_});
             }
         }
         void on_stop_in_force() override { trainer_.emit(StopInForce{trainer_.rank_}); }
