@@ -139,6 +139,7 @@ struct CrashInjected {
 };
 struct RankDeathInjected {
     int rank = 0;
+    bool in_collective = false;  // killed by another rank while blocked in a collective
 };
 struct SidecarCorrupted {
     const std::string& path;

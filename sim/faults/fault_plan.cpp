@@ -117,7 +117,8 @@ void FaultPlan::on(const StepFinished& e) {
         if (plan_[i].fired || !is_step_triggered(fault.action) || fault.at_step > e.global_step) {
             continue;
         }
-        const int target_rank = fault.action == FaultAction::rank_death ? fault.rank : 0;
+        const bool kills_itself = fault.action == FaultAction::rank_death && fault.aim == FaultAim::none;
+        const int target_rank = kills_itself ? fault.rank : 0;
         if (target_rank == e.rank) {
             fire(i, CrashPoint::step_end, e.rank);
             refresh_next_step_fault();
@@ -187,6 +188,11 @@ void FaultPlan::corrupt_until_unreadable(SimFileSystem& fs, const std::string& p
 
 void FaultPlan::execute_step_fault(const PlannedFault& fault, const DueFault& due, FaultTargets targets) {
     auto& fs = targets.fs;
+    if (fault.action == FaultAction::rank_death && fault.aim == FaultAim::blocked_in_collective) {
+        targets.events.emit(RankDeathInjected{fault.rank, true});
+        targets.scheduler.kill_rank(fault.rank);  // not the running rank: it returns
+        return;
+    }
     if (fault.action == FaultAction::rank_death) {
         targets.events.emit(RankDeathInjected{due.rank});
         targets.scheduler.kill_rank(due.rank);

@@ -53,8 +53,9 @@ class FaultPlan {
         due_.reset();
         return due;
     }
-    // Reports the due fault and carries it out: throws SimulatedCrash or kills the rank.
-    [[noreturn]] void execute(const DueFault& due, FaultTargets targets);
+    // Reports the due fault and carries it out: throws SimulatedCrash or kills the rank (and
+    // returns only when the rank killed is not the one running).
+    void execute(const DueFault& due, FaultTargets targets);
 
     // The disk's fault hook, for rank 0 inside an incarnation: the I/O error due on `op`.
     struct IoFault {
@@ -74,8 +75,7 @@ class FaultPlan {
 
     void fire(std::size_t index, CrashPoint point, int rank);
     [[noreturn]] void execute_crash(const PlannedFault& fault, const DueFault& due, FaultTargets targets);
-    [[noreturn]] void execute_step_fault(const PlannedFault& fault, const DueFault& due,
-                                         FaultTargets targets);
+    void execute_step_fault(const PlannedFault& fault, const DueFault& due, FaultTargets targets);
     void corrupt_until_unreadable(SimFileSystem& fs, const std::string& path);
     void refresh_next_step_fault() noexcept;
     void reach_moment(FaultAim aim) noexcept;

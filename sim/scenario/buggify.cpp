@@ -25,6 +25,17 @@ PlannedFault aimed_crash(Rng& rng, FaultAim aim) {
     return fault;
 }
 
+// Rank 0, running, kills another rank; that one is inside a collective (waiting, or released and
+// not yet resumed), since a rank only yields there.
+PlannedFault blocked_rank_death(Rng& rng, const Scenario& s) {
+    PlannedFault fault;
+    fault.action = FaultAction::rank_death;
+    fault.aim = FaultAim::blocked_in_collective;
+    fault.rank = rng.uniform(1, s.job.ranks - 1);
+    fault.at_step = rng.uniform<std::int64_t>(1, s.trainer.max_steps);
+    return fault;
+}
+
 // Every epoch end is a regular evaluation step too, so an epoch-end save event lands on a step the
 // callback already evaluated.
 void put_evaluation_on_epoch_end(Rng& rng, Scenario& s) {
@@ -121,6 +132,9 @@ void apply(BuggifySwitch on, Rng& rng, Scenario& s) {
         case BuggifySwitch::early_stopping_acts:
             make_early_stopping_act(rng, s.callbacks);
             break;
+        case BuggifySwitch::kill_blocked_rank:
+            s.faults.push_back(blocked_rank_death(rng, s));
+            break;
     }
 }
 
@@ -132,12 +146,15 @@ void buggify(Rng rng, Scenario& s) {
         const bool ties = static_cast<BuggifySwitch>(i) == BuggifySwitch::repeat_best_score;
         on[i] = roll(rng, ties ? kSwarm.buggify.repeat_best_score : kSwarm.buggify.each);
     }
+    if (s.job.ranks < 2) {
+        on[static_cast<std::size_t>(BuggifySwitch::kill_blocked_rank)] = false;
+    }
     // The schedule first, the warm-up boundary on it after.
     constexpr std::array kOrder = {
         BuggifySwitch::evaluation_on_epoch_end,   BuggifySwitch::warmup_on_evaluation,
         BuggifySwitch::repeat_best_score,         BuggifySwitch::early_stopping_acts,
         BuggifySwitch::crash_after_stop_decision, BuggifySwitch::crash_after_stop_persisted,
-        BuggifySwitch::crash_after_sidecar_lower};
+        BuggifySwitch::crash_after_sidecar_lower, BuggifySwitch::kill_blocked_rank};
     static_assert(kOrder.size() == kBuggifySwitchNames.size());
     for (const auto which : kOrder) {
         if (on[static_cast<std::size_t>(which)]) {

@@ -24,6 +24,7 @@ enum class BuggifySwitch : std::uint8_t {
     repeat_best_score,           // scripted scores: the best again after each lower score
     evaluation_on_epoch_end,     // save_strategy epoch with every epoch end on a regular step
     early_stopping_acts,         // EarlyStoppingCallback patience small enough to stop the run
+    kill_blocked_rank,           // rank 0 kills another rank while it waits in a collective
 };
 inline constexpr auto kBuggifySwitchNames = make_enum_names<BuggifySwitch>({
     {BuggifySwitch::crash_after_stop_decision, "crash_after_stop_decision"},
@@ -33,6 +34,7 @@ inline constexpr auto kBuggifySwitchNames = make_enum_names<BuggifySwitch>({
     {BuggifySwitch::repeat_best_score, "repeat_best_score"},
     {BuggifySwitch::evaluation_on_epoch_end, "evaluation_on_epoch_end"},
     {BuggifySwitch::early_stopping_acts, "early_stopping_acts"},
+    {BuggifySwitch::kill_blocked_rank, "kill_blocked_rank"},
 });
 static_assert(kBuggifySwitchNames.complete());
 

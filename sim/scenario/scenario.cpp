@@ -163,6 +163,9 @@ json fault_to_json(const PlannedFault& fault) {
         case FaultAction::rank_death:
             out["rank"] = fault.rank;
             out["at_step"] = fault.at_step;
+            if (fault.aim != FaultAim::none) {
+                out["aim"] = kFaultAimNames.name(fault.aim);
+            }
             break;
         case FaultAction::corrupt_sidecar:
         case FaultAction::corrupt_checkpoint:

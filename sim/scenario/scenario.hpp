@@ -107,12 +107,16 @@ enum class FaultAim : std::uint8_t {
     after_stop_decision,   // the policy just decided to stop
     after_stop_persisted,  // a stop was just written to the sidecar
     after_sidecar_lower,   // a lower score just went to the sidecar only (no checkpoint holds it)
+    // rank_death: rank 0 kills `rank` at its first step_end at or after at_step; `rank`, not
+    // running, is inside a collective (a rank only yields there).
+    blocked_in_collective,
 };
 inline constexpr auto kFaultAimNames =
     make_enum_names<FaultAim>({{FaultAim::none, "none"},
                                {FaultAim::after_stop_decision, "after_stop_decision"},
                                {FaultAim::after_stop_persisted, "after_stop_persisted"},
-                               {FaultAim::after_sidecar_lower, "after_sidecar_lower"}});
+                               {FaultAim::after_sidecar_lower, "after_sidecar_lower"},
+                               {FaultAim::blocked_in_collective, "blocked_in_collective"}});
 static_assert(kFaultAimNames.complete());
 
 struct PlannedFault {
@@ -130,7 +134,8 @@ struct PlannedFault {
     // io_error: the operation (its n-th matching call, `occurrence`) and the error.
     IoTarget target = IoTarget::sidecar_write;
     FaultKind error = FaultKind::eio;
-    // crash: aimed at a moment instead of `point` (then `point` is ignored).
+    // crash: aimed at a moment instead of `point` (then `point` is ignored); rank_death: killed
+    // by rank 0 while blocked in a collective.
     FaultAim aim = FaultAim::none;
 };
 

@@ -77,6 +77,11 @@ class RarePathTracker {
             mark_if_recent(since_stop_persisted_, RarePath::crash_after_stop_persisted);
         }
     }
+    void on(const RankDeathInjected& e) noexcept {
+        if (e.in_collective) {
+            mark(RarePath::rank_killed_in_collective);
+        }
+    }
     void on(const EarlyStoppingRequested& e) noexcept {
         if (e.rank == 0) {
             mark(RarePath::early_stopping_acted);
