@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 24> kCatalogue{{
+constexpr std::array<MutantInfo, 28> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -55,6 +55,14 @@ constexpr std::array<MutantInfo, 24> kCatalogue{{
      "a step replayed after a resume is evaluated again, so its lower score counts twice"},
     {Mutant::gate_steps_ignored, "gate_steps_ignored",
      "the callback never promotes a gate step to a save event, so warm-up evaluations are skipped"},
+    {Mutant::baseline_overwrites_restore, "baseline_overwrites_restore",
+     "establishing the external baseline after a resume overwrites the restored best"},
+    {Mutant::tie_policy_as_reset, "tie_policy_as_reset",
+     "tie_policy ignore falls through to reset, so a tie clears the lower-score streak"},
+    {Mutant::warmup_boundary_off_by_one, "warmup_boundary_off_by_one",
+     "the warm-up test is step <= patience_start_step, so the boundary evaluation is still warm-up"},
+    {Mutant::stop_flag_not_persisted, "stop_flag_not_persisted",
+     "the state serialiser drops stop_requested, so a durable stop is written as false"},
 }};
 
 constexpr std::array<MutantInfo, 0> kPending{};

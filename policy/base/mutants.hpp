@@ -46,6 +46,10 @@ enum class Mutant : std::uint8_t {
     link_after_sidecar,
     restored_state_not_shared,
     early_stopping_counter_not_saved,
+    baseline_overwrites_restore,
+    tie_policy_as_reset,
+    warmup_boundary_off_by_one,
+    stop_flag_not_persisted,
 };
 
 struct MutantInfo {

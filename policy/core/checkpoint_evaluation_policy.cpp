@@ -130,7 +130,10 @@ CheckpointEvaluationDecision CheckpointEvaluationPolicy::observe_checked(double 
     const bool lower = score < *s.best_score;
     // Early evaluations are health checks: they may improve the best (above), but a transient
     // drop or plateau before the boundary never consumes patience.
-    if (step < settings_.patience_start_step && mutant != Mutant::warmup_consumes_patience) {
+    const bool in_warmup = mutant == Mutant::warmup_boundary_off_by_one
+                               ? step <= settings_.patience_start_step
+                               : step < settings_.patience_start_step;
+    if (in_warmup && mutant != Mutant::warmup_consumes_patience) {
         s.lower_score_streak = 0;
         s.stop_requested = false;
         return decide(score, step, false, false,
@@ -149,7 +152,10 @@ CheckpointEvaluationDecision CheckpointEvaluationPolicy::observe_checked(double 
 
     // Equality never overwrites the retained checkpoint; the tie policy makes repeated
     // plateaus predictable for long-running jobs.
-    switch (settings_.tie_policy) {
+    const auto tie_policy = settings_.tie_policy == TiePolicy::ignore && mutant == Mutant::tie_policy_as_reset
+                                ? TiePolicy::reset
+                                : settings_.tie_policy;
+    switch (tie_policy) {
         case TiePolicy::reset:
             s.lower_score_streak = 0;
             s.stop_requested = false;
@@ -197,7 +203,7 @@ const CheckpointEvaluationState& CheckpointEvaluationPolicy::establish_external_
 const CheckpointEvaluationState& CheckpointEvaluationPolicy::baseline_checked(double score,
                                                                               std::int64_t step) {
     // A resumed run already holds its durable reference (or a real best): keep it.
-    if (state_.best_score) {
+    if (state_.best_score && !mutants::is_active(Mutant::baseline_overwrites_restore)) {
         return state_;
     }
     state_.best_score = score;

@@ -4,6 +4,7 @@
 
 #include "policy/base/errors.hpp"
 #include "policy/base/json_object.hpp"
+#include "policy/base/mutants.hpp"
 #include "policy/core/checkpoint_evaluation_policy.hpp"
 #include "policy/python/evaluation_inputs.hpp"
 #include "policy/python/python_values.hpp"
@@ -26,7 +27,8 @@ json state_to_json(const CheckpointEvaluationState& state) {
         .add("best_step", state.best_step ? json(*state.best_step) : json(nullptr))
         .add("lower_score_streak", state.lower_score_streak)
         .add("evaluation_count", state.evaluation_count)
-        .add("stop_requested", state.stop_requested)
+        .add("stop_requested",
+             state.stop_requested && !mutants::is_active(mutants::Mutant::stop_flag_not_persisted))
         .add("best_is_external", state.best_is_external)
         .build();
 }

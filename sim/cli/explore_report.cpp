@@ -70,6 +70,12 @@ void print_explore_summary(std::ostream& out, const sim::ExploreSummary& s,
         out << "  " << padded(std::string(sim::kCrashPointNames[i]), 28)
             << padded(std::to_string(t.crash_point_passes[i]), 12) << t.crash_point_hits[i] << "\n";
     }
+    out << "rare paths (scenarios reaching each / share):\n";
+    for (std::size_t i = 0; i < sim::kRarePathCount; ++i) {
+        out << "  " << padded(std::string(sim::kRarePathNames[i]), 34)
+            << padded(std::to_string(t.rare_paths[i]), 9)
+            << fixed(100.0 * per(t.rare_paths[i], s.scenarios), 2) << "%\n";
+    }
     out << "save window: " << t.save_window_dangling
         << " crash points passed while final_checkpoint dangled between rotation and on_save (not a "
            "violation;"
@@ -118,6 +124,15 @@ json explore_json(const sim::ExploreSummary& s, const std::vector<std::string>& 
                  passes[std::string(sim::kCrashPointNames[i])] = t.crash_point_passes[i];
              }
              return passes;
+         }()},
+        {"rare_paths",
+         [&] {
+             json paths = json::object();
+             for (std::size_t i = 0; i < sim::kRarePathCount; ++i) {
+                 paths[std::string(sim::kRarePathNames[i])] = {{"scenarios", t.rare_paths[i]},
+                                                               {"share", per(t.rare_paths[i], s.scenarios)}};
+             }
+             return paths;
          }()},
         {"crashes", t.crashes},
         {"outcomes", s.outcomes},

@@ -1,4 +1,5 @@
 // `ckptsim mutants`: the kill table of the mutation catalogue.
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,7 @@ struct MutantsOptions {
     std::string out_dir = "ckptsim-mutants";
     bool json = false;
     bool list = false;
+    bool first_kill = false;
 };
 
 std::string save_counterexample(const sim::MutantVerdict& verdict, const std::string& out_dir) {
@@ -32,6 +34,16 @@ std::string save_counterexample(const sim::MutantVerdict& verdict, const std::st
     const auto path = out_dir + "/" + std::string(mutants::name_of(verdict.mutant)) + ".json";
     file.save(path);
     return "ckptsim replay " + path;
+}
+
+// "12.35%", "0.40% weak", or "-" when only the first kill was looked for.
+std::string rate_text(const sim::MutantVerdict& verdict, bool first_kill) {
+    if (first_kill) {
+        return "-";
+    }
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2f%%", 100.0 * verdict.kill_rate());
+    return std::string(buffer) + (verdict.weak() ? " weak" : "");
 }
 
 int run_mutants(const MutantsOptions& o) {
@@ -57,13 +69,15 @@ int run_mutants(const MutantsOptions& o) {
     }
     sim::MutationOptions options;
     options.budget = o.budget;
+    options.first_kill_only = o.first_kill;
     options.jobs = o.jobs > 0 ? o.jobs : std::max(1U, std::thread::hardware_concurrency());
     const auto verdicts = sim::run_mutation_catalogue(options, selection);
 
     json rows = json::array();
     std::size_t killed = 0;
     if (!o.json) {
-        std::cout << "mutant                        killed  property  seed      scenarios  replay\n";
+        std::cout
+            << "mutant                        killed  property  seed      scenarios  kill rate      replay\n";
     }
     for (const auto& verdict : verdicts) {
         const auto replay = verdict.killed ? save_counterexample(verdict, o.out_dir) : std::string();
@@ -75,7 +89,10 @@ int run_mutants(const MutantsOptions& o) {
                         {"property", verdict.property ? json(property) : json(nullptr)},
                         {"seed", verdict.killed ? json(verdict.seed) : json(nullptr)},
                         {"scenarios", verdict.scenarios},
-                        {"replay", verdict.killed ? json(replay) : json(nullptr)}});
+                        {"replay", verdict.killed ? json(replay) : json(nullptr)},
+                        {"killing_scenarios", o.first_kill ? json(nullptr) : json(verdict.killing_scenarios)},
+                        {"kill_rate", o.first_kill ? json(nullptr) : json(verdict.kill_rate())},
+                        {"weak", o.first_kill ? json(nullptr) : json(verdict.weak())}});
         if (!o.json) {
             const auto pad = [](std::string text, std::size_t width) {
                 text.resize(std::max(width, text.size() + 1), ' ');
@@ -83,7 +100,8 @@ int run_mutants(const MutantsOptions& o) {
             };
             std::cout << pad(name, 30) << pad(verdict.killed ? "yes" : "NO", 8) << pad(property, 10)
                       << pad(verdict.killed ? std::to_string(verdict.seed) : "-", 10)
-                      << pad(std::to_string(verdict.scenarios), 11) << replay << "\n";
+                      << pad(std::to_string(verdict.scenarios), 11)
+                      << pad(rate_text(verdict, o.first_kill), 15) << replay << "\n";
         }
     }
     if (o.json) {
@@ -109,6 +127,8 @@ Command add_mutants_command(CLI::App& parent) {
     command->add_option("--out", o->out_dir, "Where each mutant's counterexample is saved")
         ->capture_default_str();
     command->add_flag("--json", o->json, "Print {\"mutants\": [...]} as JSON");
+    command->add_flag("--first-kill", o->first_kill,
+                      "Stop each mutant at its first kill (fast; no kill rate)");
     command->add_flag("--list", o->list, "List the catalogue and what each mutant breaks");
     return {command, [o]() { return run_mutants(*o); }};
 }

@@ -101,6 +101,10 @@ struct DecisionMade {
 struct StopInForce {
     int rank = 0;
 };
+// An EarlyStoppingCallback ran out of patience and asked the trainer to stop.
+struct EarlyStoppingRequested {
+    int rank = 0;
+};
 // persist() or a committing on_save() returned with the policy in `state`.
 struct SidecarPersisted {
     const CheckpointEvaluationState& state;
@@ -145,6 +149,7 @@ struct CrashInjected {
 };
 struct RankDeathInjected {
     int rank = 0;
+    bool in_collective = false;  // killed by another rank while blocked in a collective
 };
 struct SidecarCorrupted {
     const std::string& path;
@@ -168,6 +173,6 @@ using Event =
                  EpochEnded, EvaluationStarted, DecisionMade, StopInForce, SidecarPersisted,
                  CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
                  SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
-                 RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected>;
+                 RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested>;
 
 }  // namespace ckpt::sim

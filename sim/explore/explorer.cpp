@@ -26,6 +26,9 @@ void add_stats(RunStats& into, const RunStats& from) {
         into.crash_point_passes[i] += from.crash_point_passes[i];
         into.crash_point_hits[i] += from.crash_point_hits[i];
     }
+    for (std::size_t i = 0; i < kRarePathCount; ++i) {
+        into.rare_paths[i] += from.rare_paths[i];
+    }
     for (const auto& [kind, count] : from.crashes) {
         into.crashes[kind] += count;
     }

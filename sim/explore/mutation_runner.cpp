@@ -14,11 +14,15 @@ std::vector<MutantVerdict> run_mutation_catalogue(const MutationOptions& options
         explore_options.seeds = options.budget;
         explore_options.jobs = options.jobs;
         explore_options.mutant = mutant;
-        explore_options.stop_at_first_violation = true;
+        explore_options.stop_at_first_violation = options.first_kill_only;
         const auto summary = explore(explore_options);
         MutantVerdict verdict;
         verdict.mutant = mutant;
         verdict.scenarios = summary.scenarios;
+        if (!options.first_kill_only) {
+            verdict.killing_scenarios = summary.violations.size();
+            verdict.budget_run = summary.scenarios;
+        }
         if (!summary.violations.empty()) {
             // Violations are sorted by seed: the first is the kill whatever the job count.
             const auto& first = summary.violations.front();

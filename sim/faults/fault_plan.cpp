@@ -24,7 +24,9 @@ bool is_step_triggered(FaultAction action) noexcept {
 FaultPlan::FaultPlan(const Scenario& scenario, Rng rng, const CallbackIo& io)
     : scenario_(scenario), rng_(rng), io_(io), plan_(scenario.faults.size()) {
     for (const auto& fault : scenario_.faults) {
-        if (fault.action == FaultAction::crash) {
+        if (fault.action == FaultAction::crash && fault.aim != FaultAim::none) {
+            has_aimed_ = true;
+        } else if (fault.action == FaultAction::crash) {
             armed_points_ |= 1U << static_cast<unsigned>(fault.point);
         }
         has_io_faults_ = has_io_faults_ || fault.action == FaultAction::io_error;
@@ -51,12 +53,18 @@ void FaultPlan::fire(std::size_t index, CrashPoint point, int rank) {
 void FaultPlan::on(const CrashPointPassed& e) {
     const auto index = static_cast<std::size_t>(e.point);
     const auto passes = ++passes_[index][static_cast<std::size_t>(e.rank)];
+    if (aimed_due_ && e.rank == 0) {
+        fire(*aimed_due_, e.point, 0);
+        aimed_due_.reset();
+        return;
+    }
     if ((armed_points_ & (1U << index)) == 0) {
         return;
     }
     for (std::size_t i = 0; i < plan_.size(); ++i) {
         const auto& fault = scenario_.faults[i];
-        if (plan_[i].fired || fault.action != FaultAction::crash || fault.point != e.point) {
+        if (plan_[i].fired || fault.action != FaultAction::crash || fault.aim != FaultAim::none ||
+            fault.point != e.point) {
             continue;
         }
         const int target_rank = fault.scope == CrashScope::job ? 0 : fault.rank;
@@ -65,6 +73,39 @@ void FaultPlan::on(const CrashPointPassed& e) {
             return;
         }
     }
+}
+
+void FaultPlan::reach_moment(FaultAim aim) noexcept {
+    const auto seen = ++moments_[static_cast<std::size_t>(aim)];
+    for (std::size_t i = 0; i < plan_.size() && !aimed_due_; ++i) {
+        const auto& fault = scenario_.faults[i];
+        if (!plan_[i].fired && fault.action == FaultAction::crash && fault.aim == aim &&
+            fault.occurrence == seen) {
+            aimed_due_ = i;
+        }
+    }
+}
+
+void FaultPlan::on(const DecisionMade& e) noexcept {
+    if (!has_aimed_) {
+        return;
+    }
+    lower_in_flight_ = !e.decision.should_save && !e.decision.should_stop && e.score < e.decision.best_score;
+    if (e.decision.should_stop) {
+        reach_moment(FaultAim::after_stop_decision);
+    }
+}
+
+void FaultPlan::on(const SidecarPersisted& e) noexcept {
+    if (!has_aimed_) {
+        return;
+    }
+    if (e.state.stop_requested) {
+        reach_moment(FaultAim::after_stop_persisted);
+    } else if (lower_in_flight_) {
+        reach_moment(FaultAim::after_sidecar_lower);
+    }
+    lower_in_flight_ = false;
 }
 
 void FaultPlan::on(const StepFinished& e) {
@@ -76,7 +117,8 @@ void FaultPlan::on(const StepFinished& e) {
         if (plan_[i].fired || !is_step_triggered(fault.action) || fault.at_step > e.global_step) {
             continue;
         }
-        const int target_rank = fault.action == FaultAction::rank_death ? fault.rank : 0;
+        const bool kills_itself = fault.action == FaultAction::rank_death && fault.aim == FaultAim::none;
+        const int target_rank = kills_itself ? fault.rank : 0;
         if (target_rank == e.rank) {
             fire(i, CrashPoint::step_end, e.rank);
             refresh_next_step_fault();
@@ -146,6 +188,11 @@ void FaultPlan::corrupt_until_unreadable(SimFileSystem& fs, const std::string& p
 
 void FaultPlan::execute_step_fault(const PlannedFault& fault, const DueFault& due, FaultTargets targets) {
     auto& fs = targets.fs;
+    if (fault.action == FaultAction::rank_death && fault.aim == FaultAim::blocked_in_collective) {
+        targets.events.emit(RankDeathInjected{fault.rank, true});
+        targets.scheduler.kill_rank(fault.rank);  // not the running rank: it returns
+        return;
+    }
     if (fault.action == FaultAction::rank_death) {
         targets.events.emit(RankDeathInjected{due.rank});
         targets.scheduler.kill_rank(due.rank);

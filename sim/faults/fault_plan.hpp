@@ -43,6 +43,9 @@ class FaultPlan {
     void on(const IncarnationBegan&) noexcept { io_error_fired_ = false; }
     void on(const CrashPointPassed& e);
     void on(const StepFinished& e);
+    // The moments aimed crashes wait for (FaultAim): rank 0's decisions and sidecar writes.
+    void on(const DecisionMade& e) noexcept;
+    void on(const SidecarPersisted& e) noexcept;
     void on(const auto&) noexcept {}
 
     std::optional<DueFault> take_due() noexcept {
@@ -50,8 +53,9 @@ class FaultPlan {
         due_.reset();
         return due;
     }
-    // Reports the due fault and carries it out: throws SimulatedCrash or kills the rank.
-    [[noreturn]] void execute(const DueFault& due, FaultTargets targets);
+    // Reports the due fault and carries it out: throws SimulatedCrash or kills the rank (and
+    // returns only when the rank killed is not the one running).
+    void execute(const DueFault& due, FaultTargets targets);
 
     // The disk's fault hook, for rank 0 inside an incarnation: the I/O error due on `op`.
     struct IoFault {
@@ -71,10 +75,10 @@ class FaultPlan {
 
     void fire(std::size_t index, CrashPoint point, int rank);
     [[noreturn]] void execute_crash(const PlannedFault& fault, const DueFault& due, FaultTargets targets);
-    [[noreturn]] void execute_step_fault(const PlannedFault& fault, const DueFault& due,
-                                         FaultTargets targets);
+    void execute_step_fault(const PlannedFault& fault, const DueFault& due, FaultTargets targets);
     void corrupt_until_unreadable(SimFileSystem& fs, const std::string& path);
     void refresh_next_step_fault() noexcept;
+    void reach_moment(FaultAim aim) noexcept;
 
     const Scenario& scenario_;
     Rng rng_;
@@ -86,6 +90,10 @@ class FaultPlan {
     bool has_io_faults_ = false;
     bool io_error_fired_ = false;
     bool callback_rename_pending_ = false;  // a sidecar or link rename awaits its directory fsync
+    bool has_aimed_ = false;
+    bool lower_in_flight_ = false;  // the last decision was a lower score the sidecar will hold
+    std::array<std::uint32_t, kFaultAimNames.size()> moments_{};
+    std::optional<std::size_t> aimed_due_;  // fires at rank 0's next crash point
     std::optional<DueFault> due_;
 };
 

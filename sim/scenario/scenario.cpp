@@ -151,6 +151,9 @@ json fault_to_json(const PlannedFault& fault) {
             if (fault.scope == CrashScope::rank) {
                 out["rank"] = fault.rank;
             }
+            if (fault.aim != FaultAim::none) {
+                out["aim"] = kFaultAimNames.name(fault.aim);
+            }
             break;
         case FaultAction::io_error:
             out["target"] = kIoTargetNames.name(fault.target);
@@ -160,6 +163,9 @@ json fault_to_json(const PlannedFault& fault) {
         case FaultAction::rank_death:
             out["rank"] = fault.rank;
             out["at_step"] = fault.at_step;
+            if (fault.aim != FaultAim::none) {
+                out["aim"] = kFaultAimNames.name(fault.aim);
+            }
             break;
         case FaultAction::corrupt_sidecar:
         case FaultAction::corrupt_checkpoint:
@@ -173,7 +179,7 @@ json fault_to_json(const PlannedFault& fault) {
 PlannedFault fault_from_json(const json& document, const std::string& prefix) {
     const Reader r(document, prefix);
     r.reject_unknown({"action", "point", "occurrence", "scope", "kind", "power_loss", "rank", "at_step",
-                      "target", "error"});
+                      "target", "error", "aim"});
     if (r.find("action") == nullptr) {
         bad_field(r.path("action"), "is required");
     }
@@ -188,6 +194,7 @@ PlannedFault fault_from_json(const json& document, const std::string& prefix) {
     fault.at_step = r.integer<std::int64_t>("at_step", 0, 0, kMaxSteps);
     fault.target = r.choice("target", IoTarget::sidecar_write, kIoTargetNames);
     fault.error = r.choice("error", FaultKind::eio, kFaultKindNames, kFirstInjectedFaultKind);
+    fault.aim = r.choice("aim", FaultAim::none, kFaultAimNames);
     return fault;
 }
 
@@ -277,7 +284,7 @@ json Scenario::to_json() const {
     for (const auto& fault : faults) {
         faults_json.push_back(fault_to_json(fault));
     }
-    return {
+    json out = {
         {"seed", seed},
         {"ranks", job.ranks},
         {"max_steps", trainer.max_steps},
@@ -304,6 +311,14 @@ json Scenario::to_json() const {
         {"faults", faults_json},
         {"watchdog", job.watchdog},
     };
+    // Written only when they differ from the default, so older scenario files keep their form.
+    if (callbacks.early_stopping_patience != CallbackOptions{}.early_stopping_patience) {
+        out["early_stopping_patience"] = callbacks.early_stopping_patience;
+    }
+    if (!buggify.empty()) {
+        out["buggify"] = buggify;
+    }
+    return out;
 }
 
 Scenario Scenario::from_json(const json& document) {
@@ -311,7 +326,7 @@ Scenario Scenario::from_json(const json& document) {
     r.reject_unknown({"seed", "ranks", "max_steps", "steps_per_epoch", "save_strategy", "save_steps",
                       "gate_steps", "regular_steps", "policy", "save_total_limit", "protect_best_in_rotation",
                       "resume_rule", "early_stopping_callbacks", "early_stopping_state_keys",
-                      "early_stopping_patience", "score", "faults", "watchdog"});
+                      "early_stopping_patience", "score", "faults", "watchdog", "buggify"});
     if (r.find("seed") == nullptr) {
         bad_field("seed", "is required");
     }
@@ -357,6 +372,19 @@ Scenario Scenario::from_json(const json& document) {
         }
     }
     s.job.watchdog = r.boolean("watchdog", true);
+    s.callbacks.early_stopping_patience = r.integer<std::int64_t>(
+        "early_stopping_patience", CallbackOptions{}.early_stopping_patience, 1, 1'000'000);
+    if (const auto* switches = r.find("buggify")) {
+        if (!switches->is_array()) {
+            bad_field("buggify", "must be a list of names");
+        }
+        for (const auto& name : *switches) {
+            if (!name.is_string()) {
+                bad_field("buggify", "must be a list of names");
+            }
+            s.buggify.push_back(name.get<std::string>());
+        }
+    }
     s.validate();
     return s;
 }

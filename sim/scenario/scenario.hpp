@@ -100,6 +100,25 @@ inline constexpr auto kIoTargetNames =
                                {IoTarget::link_rename, "link_rename"}});
 static_assert(kIoTargetNames.complete());
 
+// A crash aimed at a moment rather than a place (buggify.hpp): it fires at rank 0's first crash
+// point after the `occurrence`-th such moment. `none` is a crash placed by point and occurrence.
+enum class FaultAim : std::uint8_t {
+    none,
+    after_stop_decision,   // the policy just decided to stop
+    after_stop_persisted,  // a stop was just written to the sidecar
+    after_sidecar_lower,   // a lower score just went to the sidecar only (no checkpoint holds it)
+    // rank_death: rank 0 kills `rank` at its first step_end at or after at_step; `rank`, not
+    // running, is inside a collective (a rank only yields there).
+    blocked_in_collective,
+};
+inline constexpr auto kFaultAimNames =
+    make_enum_names<FaultAim>({{FaultAim::none, "none"},
+                               {FaultAim::after_stop_decision, "after_stop_decision"},
+                               {FaultAim::after_stop_persisted, "after_stop_persisted"},
+                               {FaultAim::after_sidecar_lower, "after_sidecar_lower"},
+                               {FaultAim::blocked_in_collective, "blocked_in_collective"}});
+static_assert(kFaultAimNames.complete());
+
 struct PlannedFault {
     FaultAction action = FaultAction::crash;
     // crash: which crash point, and on its n-th passage (1-based) over the whole run.
@@ -115,6 +134,9 @@ struct PlannedFault {
     // io_error: the operation (its n-th matching call, `occurrence`) and the error.
     IoTarget target = IoTarget::sidecar_write;
     FaultKind error = FaultKind::eio;
+    // crash: aimed at a moment instead of `point` (then `point` is ignored); rank_death: killed
+    // by rank 0 while blocked in a collective.
+    FaultAim aim = FaultAim::none;
 };
 
 // The Transformers side of a scenario, named as in TrainingArguments where it has a name there.
@@ -159,6 +181,9 @@ struct Scenario {
     CallbackOptions callbacks;
     ScoreModelConfig score;
     std::vector<PlannedFault> faults;
+    // The buggify switches this seed turned on (sim/scenario/buggify.hpp), by name: a record of
+    // why the fields above look as they do. Replaying never reads it.
+    std::vector<std::string> buggify;
 
     // Checks every field; throws ScenarioError naming the first bad one.
     void validate() const;

@@ -7,6 +7,7 @@
 #include "policy/core/tie_policy.hpp"
 #include "sim/base/enum_names.hpp"
 #include "sim/base/rng.hpp"
+#include "sim/scenario/buggify.hpp"
 #include "sim/scenario/swarm_ranges.hpp"
 
 namespace ckpt::sim {
@@ -166,6 +167,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     if (roll(rng, kSwarm.early_stopping_acts)) {
         s.callbacks.early_stopping_patience = draw(rng, kSwarm.early_stopping_patience);
     }
+    buggify(Rng(seed).derive("buggify"), s);
     return s;
 }
 

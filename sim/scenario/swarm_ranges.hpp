@@ -55,6 +55,16 @@ struct FaultMix {
     Range<std::uint32_t> io_error_occurrence{1, 4};
 };
 
+// BUGGIFY (buggify.hpp): each switch is on for a seed with `each` odds, drawn from its own
+// stream after the swarm's draws, so the draws above keep their meaning.
+struct BuggifyMix {
+    Odds each{1, 4};
+    Odds repeat_best_score{1, 2};  // ties are split four ways by tie policy: twice the odds
+    Range<std::int64_t> early_stopping_patience{1, 3};
+    Range<std::int64_t> epochs_per_regular_step{1, 3};  // steps_per_epoch = regular_steps * this
+    Range<int> tie_script_repeats{3, 6};                // (lower, best) pairs after the first best
+};
+
 struct SwarmRanges {
     RankMix ranks;
     Range<std::int64_t> max_steps{400, 1400};
@@ -84,6 +94,7 @@ struct SwarmRanges {
     Odds external_baseline{3, 10};
     FaultMix faults;
     Odds watchdog{17, 20};
+    BuggifyMix buggify;
 };
 
 inline constexpr SwarmRanges kSwarm{};

@@ -219,8 +219,12 @@ void RankTrainer::checkpoint_evaluation() {
             trainer_.emit(RankStateShared{trainer_.rank_, trainer_.agreement_sequence_++, state});
         }
         void before_apply(TrainerControl& control) override {
+            const bool stopping = control.should_training_stop;
             for (auto* callback : trainer_.early_stopping_) {
                 callback->on_evaluate(score_, /*greater_is_better=*/true, control);
+            }
+            if (!stopping && control.should_training_stop) {
+                trainer_.emit(EarlyStoppingRequested{trainer_.rank_});
             }
         }
         void on_stop_in_force() override { trainer_.emit(StopInForce{trainer_.rank_}); }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/scenario/crash_point.hpp"
+#include "sim/world/rare_path.hpp"
 
 namespace ckpt::sim {
 
@@ -25,6 +26,8 @@ struct RunStats {
     std::map<std::string, std::uint64_t> crashes;  // process_kill / power_loss:<mode> / rank_kill
     std::map<std::string, std::uint64_t> faults;   // every fault kind that fired
     std::uint64_t save_window_dangling = 0;        // crash points passed with a dangling link in the window
+    // 1 for each rare path this scenario reached; summed, the scenarios reaching it.
+    std::array<std::uint64_t, kRarePathCount> rare_paths{};
 
     std::uint64_t faults_fired() const {
         std::uint64_t total = 0;

@@ -5,40 +5,52 @@
 #include <string>
 
 #include "sim/events/event.hpp"
+#include "sim/world/rare_path_tracker.hpp"
 #include "sim/world/run_stats.hpp"
 
 namespace ckpt::sim {
 
 class StatsSink {
   public:
-    explicit StatsSink(RunStats& stats) : stats_(stats) {}
+    StatsSink(RunStats& stats, const Scenario& scenario)
+        : stats_(stats), rare_paths_(stats.rare_paths, scenario) {}
 
-    void on(const StepStarted& e) noexcept { stats_.steps += e.rank == 0 ? 1 : 0; }
-    void on(const EvaluationStarted& e) noexcept { stats_.evaluations += e.rank == 0 ? 1 : 0; }
-    void on(const CheckpointStarted&) noexcept { stats_.checkpoints += 1; }
-    void on(const CrashPointPassed& e) noexcept {
+    // Every event also goes to the rare-path tracker first.
+    template <typename E>
+    void on(const E& e) {
+        rare_paths_.on(e);
+        count(e);
+    }
+
+  private:
+    void count(const StepStarted& e) noexcept { stats_.steps += e.rank == 0 ? 1 : 0; }
+    void count(const EvaluationStarted& e) noexcept { stats_.evaluations += e.rank == 0 ? 1 : 0; }
+    void count(const CheckpointStarted&) noexcept { stats_.checkpoints += 1; }
+    void count(const CrashPointPassed& e) noexcept {
         if (e.rank == 0) {
             stats_.crash_point_passes[static_cast<std::size_t>(e.point)] += 1;
         }
     }
-    void on(const CrashInjected& e) {
+    void count(const CrashInjected& e) {
         stats_.crash_point_hits[static_cast<std::size_t>(e.point)] += 1;
         stats_.faults["crash"] += 1;
         stats_.crashes[std::string(e.label)] += 1;
     }
-    void on(const RankDeathInjected&) {
+    void count(const RankDeathInjected&) {
         stats_.faults["rank_death"] += 1;
         stats_.crashes["rank_kill"] += 1;
     }
-    void on(const Preempted& e) {
+    void count(const Preempted& e) {
         stats_.faults[std::string(e.after)] += 1;
         stats_.crashes["process_kill"] += 1;
     }
-    void on(const IoErrorInjected& e) { stats_.faults["io_error:" + std::string(to_string(e.target))] += 1; }
-    void on(const auto&) noexcept {}
+    void count(const IoErrorInjected& e) {
+        stats_.faults["io_error:" + std::string(to_string(e.target))] += 1;
+    }
+    void count(const auto&) noexcept {}
 
-  private:
     RunStats& stats_;
+    RarePathTracker rare_paths_;
 };
 
 }  // namespace ckpt::sim

@@ -34,7 +34,7 @@ struct World {
           callback_io(kOutputDir),
           callback_points(callback_io),
           faults(scenario, Rng(s.seed).derive("faults"), callback_io),
-          stats_sink(stats),
+          stats_sink(stats, scenario),
           trace_sink(trace, clock, incarnation),
           power(Rng(s.seed).derive("power")) {
         fs.mkdir("/run");

@@ -221,7 +221,11 @@ TEST_F(CliCommands, MutantsJsonIsTheKillTable) {
     for (const auto& [key, value] : row.items()) {
         keys.insert(key);
     }
-    EXPECT_EQ(keys, (std::set<std::string>{"mutant", "killed", "property", "seed", "scenarios", "replay"}));
+    EXPECT_EQ(keys, (std::set<std::string>{"mutant", "killed", "property", "seed", "scenarios", "replay",
+                                           "killing_scenarios", "kill_rate", "weak"}));
+    // The whole budget ran: the rate is the share of the 200 scenarios that killed it.
+    EXPECT_EQ(row.at("kill_rate").get<double>(), row.at("killing_scenarios").get<double>() / 200.0);
+    EXPECT_GT(row.at("kill_rate").get<double>(), 0.0);
     EXPECT_EQ(row.at("mutant"), "tie_replaces_best");
     EXPECT_EQ(row.at("killed"), true);
     EXPECT_TRUE(std::regex_match(row.at("property").get<std::string>(), std::regex("P[0-9]+")));

@@ -1,0 +1,127 @@
+// Marks the rare paths (rare_path.hpp) one scenario reached, from the events alone: the ground
+// truth is what the run did, so a switch that is on but whose moment never came counts nothing.
+// Inline and allocation-free: every decision and crash point of rank 0 passes here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "policy/core/tie_policy.hpp"
+#include "sim/events/event.hpp"
+#include "sim/world/rare_path.hpp"
+
+namespace ckpt::sim {
+
+class RarePathTracker {
+  public:
+    RarePathTracker(std::array<std::uint64_t, kRarePathCount>& reached, const Scenario& scenario)
+        : reached_(reached), scenario_(scenario) {}
+
+    void on(const IncarnationBegan& e) noexcept {
+        if (e.resume_step && sidecar_lower_step_ && *e.resume_step < *sidecar_lower_step_) {
+            mark(RarePath::sidecar_lower_then_older_resume);
+        }
+        last_decision_step_.reset();
+        since_stop_decision_.reset();
+        since_stop_persisted_.reset();
+    }
+    void on(const TrainBegan& e) noexcept {
+        if (e.resumed && e.restored.stop_requested) {
+            mark(RarePath::durable_stop_restored);
+        }
+    }
+    void on(const DecisionMade& e) noexcept {
+        const auto start = scenario_.callbacks.policy.patience_start_step;
+        if (start > 0 && e.step == start) {
+            mark(RarePath::warmup_boundary_evaluation);
+        }
+        if (e.prior.best_score && e.score == *e.prior.best_score && e.prior.lower_score_streak > 0) {
+            mark(tie_path(scenario_.callbacks.policy.tie_policy));
+        }
+        if (last_decision_step_ == e.step) {
+            mark(RarePath::same_step_evaluated_twice);
+        }
+        last_decision_step_ = e.step;
+        lower_step_ = !e.decision.should_save && e.score < e.decision.best_score
+                          ? std::optional<std::int64_t>(e.step)
+                          : std::nullopt;
+        if (e.decision.should_stop) {
+            since_stop_decision_ = 0;
+        }
+    }
+    void on(const SidecarPersisted& e) noexcept {
+        if (e.state.stop_requested) {
+            since_stop_persisted_ = 0;
+        }
+        if (lower_step_) {
+            sidecar_lower_step_ = lower_step_;
+        }
+        lower_step_.reset();
+    }
+    void on(const Committed& e) noexcept {
+        if (sidecar_lower_step_ && e.step >= *sidecar_lower_step_) {
+            sidecar_lower_step_.reset();  // a checkpoint newer than the lower score exists
+        }
+    }
+    void on(const CrashPointPassed& e) noexcept {
+        if (e.rank == 0) {
+            count_pass(since_stop_decision_);
+            count_pass(since_stop_persisted_);
+        }
+    }
+    void on(const CrashInjected& e) noexcept {
+        if (e.scope == CrashScope::job) {
+            // The crash point it fires at has just passed: one passage is "right after".
+            mark_if_recent(since_stop_decision_, RarePath::crash_after_stop_decision);
+            mark_if_recent(since_stop_persisted_, RarePath::crash_after_stop_persisted);
+        }
+    }
+    void on(const RankDeathInjected& e) noexcept {
+        if (e.in_collective) {
+            mark(RarePath::rank_killed_in_collective);
+        }
+    }
+    void on(const EarlyStoppingRequested& e) noexcept {
+        if (e.rank == 0) {
+            mark(RarePath::early_stopping_acted);
+        }
+    }
+    void on(const auto&) noexcept {}
+
+  private:
+    static RarePath tie_path(TiePolicy policy) noexcept {
+        switch (policy) {
+            case TiePolicy::reset:
+                return RarePath::tie_with_streak_reset;
+            case TiePolicy::ignore:
+                return RarePath::tie_with_streak_ignore;
+            case TiePolicy::stop:
+                return RarePath::tie_with_streak_stop;
+            case TiePolicy::count:
+                break;
+        }
+        return RarePath::tie_with_streak_count;
+    }
+    static void count_pass(std::optional<std::uint32_t>& since) noexcept {
+        if (since) {
+            *since += 1;
+        }
+    }
+    void mark_if_recent(const std::optional<std::uint32_t>& since, RarePath path) noexcept {
+        if (since && *since <= 1) {
+            mark(path);
+        }
+    }
+    void mark(RarePath path) noexcept { reached_[static_cast<std::size_t>(path)] = 1; }
+
+    std::array<std::uint64_t, kRarePathCount>& reached_;
+    const Scenario& scenario_;
+    std::optional<std::int64_t> last_decision_step_;
+    std::optional<std::int64_t> lower_step_;          // the last decision, when a sidecar-only lower score
+    std::optional<std::int64_t> sidecar_lower_step_;  // that score, once it reached the sidecar
+    std::optional<std::uint32_t> since_stop_decision_;
+    std::optional<std::uint32_t> since_stop_persisted_;
+};
+
+}  // namespace ckpt::sim
