@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 18> kCatalogue{{
+constexpr std::array<MutantInfo, 20> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -43,6 +43,10 @@ constexpr std::array<MutantInfo, 18> kCatalogue{{
      "resume picks the newest checkpoint-N even when its trainer_state.json is missing or torn"},
     {Mutant::commit_check_is_dir_only, "commit_check_is_dir_only",
      "a checkpoint counts as committed when its directory exists, as in the seed"},
+    {Mutant::callback_state_left_to_trainer, "callback_state_left_to_trainer",
+     "the callback trusts Transformers to restore its state, which it does not by default"},
+    {Mutant::link_before_checkpoint_fsync, "link_before_checkpoint_fsync",
+     "final_checkpoint names a checkpoint Transformers never fsynced, as the seed does"},
 }};
 
 constexpr std::array<MutantInfo, 1> kPending{{

@@ -37,6 +37,8 @@ enum class Mutant : std::uint8_t {
     resume_trusts_incomplete,
     commit_check_is_dir_only,
     double_count_replayed_step,
+    callback_state_left_to_trainer,
+    link_before_checkpoint_fsync,
 };
 
 struct MutantInfo {
