@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 28> kCatalogue{{
+constexpr std::array<MutantInfo, 30> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -51,6 +51,10 @@ constexpr std::array<MutantInfo, 28> kCatalogue{{
      "a worker rank keeps its own policy state after the restore broadcast of on_train_begin"},
     {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
      "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
+    {Mutant::callback_state_left_to_trainer, "callback_state_left_to_trainer",
+     "the callback trusts Transformers to restore its state, which it does not by default"},
+    {Mutant::link_before_checkpoint_fsync, "link_before_checkpoint_fsync",
+     "final_checkpoint names a checkpoint Transformers never fsynced, as the seed does"},
     {Mutant::double_count_replayed_step, "double_count_replayed_step",
      "a step replayed after a resume is evaluated again, so its lower score counts twice"},
     {Mutant::gate_steps_ignored, "gate_steps_ignored",

@@ -50,6 +50,8 @@ enum class Mutant : std::uint8_t {
     tie_policy_as_reset,
     warmup_boundary_off_by_one,
     stop_flag_not_persisted,
+    callback_state_left_to_trainer,
+    link_before_checkpoint_fsync,
 };
 
 struct MutantInfo {

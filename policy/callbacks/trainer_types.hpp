@@ -11,6 +11,13 @@ namespace ckpt {
 // simulator's trainer and a real integration both fill these in before each callback event.
 struct TrainingArguments {
     std::string output_dir;
+    // Read by on_train_begin to refuse the settings under which the callback cannot keep its
+    // guarantees (README "Using the seed's callback with Transformers safely"). Defaults are
+    // Transformers' own.
+    std::string save_strategy = "steps";
+    std::int64_t save_total_limit = 0;    // 0: None
+    std::string metric_for_best_model{};  // empty: None
+    bool load_best_model_at_end = false;
 };
 
 struct TrainerStateView {

@@ -131,8 +131,27 @@ void TriggerCallback::record_checkpoint_evaluation_decision(const json& decision
 
 // ---- train begin: restore, then repair ----------------------------------------------------
 
+void TriggerCallback::refuse_unsafe_training_args(const TrainingArguments& args) {
+    if (args.save_strategy == "best") {
+        throw ValueError(
+            "checkpoint evaluation cannot run with save_strategy=\"best\": Transformers then saves only on "
+            "its own new best metric, never on this callback's save events; use save_strategy=\"steps\" "
+            "or \"epoch\"");
+    }
+    const bool trainer_tracks_best = args.load_best_model_at_end || !args.metric_for_best_model.empty();
+    if (trainer_tracks_best && args.save_total_limit == 1) {
+        throw ValueError(
+            "checkpoint evaluation cannot run with save_total_limit=1 and metric_for_best_model or "
+            "load_best_model_at_end: Transformers deletes every checkpoint but its own "
+            "best_model_checkpoint, "
+            "which can be another than final_checkpoint's target; set save_total_limit >= 2 or unset "
+            "metric_for_best_model and load_best_model_at_end");
+    }
+}
+
 void TriggerCallback::on_train_begin(const TrainingArguments& args, const TrainerStateView& state,
                                      TrainerControl& control) {
+    refuse_unsafe_training_args(args);
     if (!config_.output_dir && !args.output_dir.empty()) {
         config_.output_dir = args.output_dir;
     }
@@ -145,12 +164,14 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
     // Load inside the same broadcast envelope as its result: a rank 0 that rejected a corrupt
     // sidecar before a separate broadcast would leave every worker waiting.
     const auto received = run_on_rank_zero_and_share_outcome(
-        *collective_, is_rank_zero(), "sidecar policy restore", [this]() -> json {
+        *collective_, is_rank_zero(), "sidecar policy restore", [this, &state]() -> json {
             remove_leftover_temp_files();
+            restore_own_state_from_checkpoint(state.global_step);
             const bool loaded = load(/*is_world_process_zero=*/true);
             return {
                 {"loaded", loaded},
                 {"policy_state", policy_.state_dict()},
+                {"trigger_count", trigger_count_},
                 {"last_evaluated_step", last_evaluated_step_ ? json(*last_evaluated_step_) : json(nullptr)}};
         });
     const auto policy_state = received.find("policy_state");
@@ -159,6 +180,10 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
     }
     if (is_rank_zero() || !mutants::is_active(Mutant::restored_state_not_shared)) {
         policy_.load_state_dict(*policy_state);
+    }
+    if (const auto count = received.find("trigger_count");
+        count != received.end() && count->is_number_integer()) {
+        trigger_count_ = count->get<std::int64_t>();  // every rank exports the same state
     }
     // Every rank skips the same replayed save events, or the ranks would disagree on whether
     // an evaluation round (and its collectives) happens.
@@ -178,6 +203,7 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
     run_on_rank_zero_and_share_outcome(*collective_, is_rank_zero(), "committed checkpoint artifact recovery",
                                        [this]() -> json {
                                            recover_committed_checkpoint_artifacts();
+                                           drop_link_to_lost_checkpoint();
                                            return json::object();
                                        });
 }
@@ -239,11 +265,45 @@ void TriggerCallback::recover_committed_checkpoint_artifacts() {
     // The checkpoint may only be complete in the page cache: a process killed between the write
     // of trainer_state.json and its fsync leaves it so. Make it durable before pointing the
     // durable link at it, or a power loss would leave final_checkpoint naming a torn checkpoint.
-    const auto directory = join_path(*config_.output_dir, checkpoint_dir_name(*policy_.state().best_step));
-    fs_->fsync_file(join_path(directory, kTrainerStateName));
+    make_checkpoint_durable(*policy_.state().best_step);
+    publish_best_checkpoint();
+}
+
+void TriggerCallback::drop_link_to_lost_checkpoint() {
+    // Transformers never fsyncs: a power loss inside the save window (rotation has removed the
+    // linked best, the new checkpoint is not yet durable) can leave no complete target to
+    // republish. A link to nothing misleads every reader, so it goes; the next commit links again.
+    if (!is_rank_zero() || !config_.output_dir) {
+        return;
+    }
+    const auto link = join_path(*config_.output_dir, kFinalCheckpointLink);
+    if (!fs_->is_symlink(link)) {
+        return;
+    }
+    const auto step = final_checkpoint_step(*fs_, *config_.output_dir);
+    if (step && is_complete_checkpoint(*fs_, *config_.output_dir, *step)) {
+        return;
+    }
+    fs_->unlink(link);
+    fs_->fsync_dir(*config_.output_dir);
+}
+
+void TriggerCallback::make_checkpoint_durable(std::int64_t step) {
+    // Transformers never fsyncs a checkpoint: every file of it (other ranks' shards too), then
+    // its directory and the output directory, before the durable link may name it.
+    const auto directory = join_path(*config_.output_dir, checkpoint_dir_name(step));
+    if (mutants::is_active(Mutant::link_before_checkpoint_fsync)) {
+        fs_->fsync_file(join_path(directory, kTrainerStateName));  // only what recovery had
+    } else {
+        for (const auto& name : fs_->list_dir(directory)) {
+            const auto path = join_path(directory, name);
+            if (!fs_->is_dir(path)) {
+                fs_->fsync_file(path);
+            }
+        }
+    }
     fs_->fsync_dir(directory);
     fs_->fsync_dir(*config_.output_dir);
-    publish_best_checkpoint();
 }
 
 // ---- on_save: commit after the native write -----------------------------------------------
@@ -295,7 +355,10 @@ void TriggerCallback::commit_saved_checkpoint(std::int64_t step) {
             directory);
     }
     // After _save_checkpoint, not at evaluation time: native rotation may just have deleted
-    // the old target, and the new one exists only now.
+    // the old target, and the new one exists only now. Durable before the link names it.
+    if (!mutants::is_active(Mutant::link_before_checkpoint_fsync)) {
+        make_checkpoint_durable(step);
+    }
     publish_best_checkpoint();
 }
 

@@ -77,7 +77,9 @@ class TriggerCallback final : public ExportableState {
     static TriggerCallback from_state(const nlohmann::json& state, FileSystem& fs, Collective& collective,
                                       std::string temp_file_tag = {});
 
-    // Transformers callback events.
+    // Transformers callback events. on_train_begin refuses, with a ValueError naming the
+    // setting and the fix, save_strategy="best" and save_total_limit=1 beside a Trainer-tracked
+    // best (metric_for_best_model or load_best_model_at_end).
     void on_train_begin(const TrainingArguments& args, const TrainerStateView& state,
                         TrainerControl& control);
     void on_step_end(const TrainerStateView& state, TrainerControl& control) noexcept;
@@ -113,8 +115,21 @@ class TriggerCallback final : public ExportableState {
     // Save events at or before this step are replays of counted ones (set by on_train_begin).
     std::optional<std::int64_t> replay_horizon() const noexcept { return replay_horizon_; }
 
+    // True once this callback holds a state saved in a checkpoint (rebuilt by from_state, or
+    // restored by on_train_begin itself from the resume checkpoint).
+    bool state_restored() const noexcept { return state_restored_; }
+
   private:
     bool is_rank_zero() const noexcept { return is_world_process_zero_.value_or(true); }
+    // Transformers restores callback states only with restore_callback_states_from_checkpoint
+    // (default False). A resumed run has state.global_step = N of its checkpoint-N: take this
+    // callback's saved attributes from that checkpoint's trainer_state.json, as a restore would.
+    void restore_own_state_from_checkpoint(std::int64_t global_step);
+    void apply_saved_attributes(const nlohmann::json& attributes);
+    void make_checkpoint_durable(std::int64_t step);
+    void drop_link_to_lost_checkpoint();
+    // Throws ValueError naming the setting and its fix (on every rank alike, before any I/O).
+    static void refuse_unsafe_training_args(const TrainingArguments& args);
     bool step_is_scheduled(std::int64_t step) const noexcept;
     bool replays_counted_step(std::int64_t step) const noexcept;
     void redirect_save_to_evaluate(TrainerControl& control, std::int64_t step, bool at_epoch_end) noexcept;
@@ -146,6 +161,7 @@ class TriggerCallback final : public ExportableState {
     // Cached in on_train_begin so persist() may be called on every rank without racing.
     std::optional<bool> is_world_process_zero_;
     std::uint64_t temp_counter_ = 0;
+    bool state_restored_ = false;
 };
 
 }  // namespace ckpt

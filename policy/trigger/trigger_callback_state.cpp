@@ -3,6 +3,9 @@
 #include "policy/base/errors.hpp"
 #include "policy/base/json_object.hpp"
 #include "policy/base/mutants.hpp"
+#include "policy/formats/saved_trigger_callback.hpp"
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/ports/file_system_error.hpp"
 #include "policy/python/python_values.hpp"
 #include "policy/trigger/trigger_callback.hpp"
 
@@ -88,19 +91,46 @@ TriggerCallback TriggerCallback::from_state(const json& state, FileSystem& fs, C
 
     config.temp_file_tag = std::move(temp_file_tag);
     TriggerCallback callback(std::move(config), fs, collective);
-    callback.pending_checkpoint_evaluation_ =
+    callback.apply_saved_attributes(attributes);
+    return callback;
+}
+
+void TriggerCallback::apply_saved_attributes(const json& attributes) {
+    pending_checkpoint_evaluation_ =
         python::truthy(get_or(attributes, "pending_checkpoint_evaluation", false));
-    callback.trigger_count_ = python::to_int(get_or(attributes, "trigger_count", 0));
+    trigger_count_ = python::to_int(get_or(attributes, "trigger_count", 0));
     if (const auto found = attributes.find("checkpoint_eval_state"); found != attributes.end()) {
-        callback.policy_.load_state_dict(*found);
+        policy_.load_state_dict(*found);
     }
     if (mutants::is_active(mutants::Mutant::pending_save_persisted)) {
         if (const auto step = attributes.find("pending_checkpoint_save_step"); step != attributes.end()) {
-            callback.pending_save_step_ = python::to_int(*step);
+            pending_save_step_ = python::to_int(*step);
         }
     }
-    callback.policy_stop_requested_ = callback.policy_.state().stop_requested;
-    return callback;
+    policy_stop_requested_ = policy_.state().stop_requested;
+    state_restored_ = true;
+}
+
+void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step) {
+    if (state_restored_ || global_step <= 0 || !config_.output_dir ||
+        mutants::is_active(mutants::Mutant::callback_state_left_to_trainer)) {
+        return;
+    }
+    const auto path =
+        join_path(join_path(*config_.output_dir, checkpoint_dir_name(global_step)), kTrainerStateName);
+    std::string bytes;
+    try {
+        bytes = fs_->read_file(path);
+    } catch (const FileSystemError&) {
+        return;  // the trainer itself failed or will fail this resume; the sidecar still applies
+    }
+    const auto document = json::parse(bytes, nullptr, false);
+    const auto saved = document.is_object() ? find_saved_trigger_callback(document) : std::nullopt;
+    if (!saved || !saved->state.is_object()) {
+        return;  // a checkpoint without this callback's state: start as configured, as Transformers
+    }
+    // The user's current arguments stay; the attributes are the checkpoint's.
+    apply_saved_attributes(member_or_empty(saved->state, "attributes"));
 }
 
 }  // namespace ckpt

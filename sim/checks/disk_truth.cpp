@@ -78,7 +78,9 @@ bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::
 bool checkpoint_has_every_shard(const SimFileSystem& fs, const Ledger& ledger, int ranks, std::int64_t step) {
     for (int rank = 0; rank < ranks; ++rank) {
         if (!fs.exists_in(FsView::visible,
-                          join_path(checkpoint_path(step), "rng_state_" + std::to_string(rank) + ".pth"))) {
+                          join_path(checkpoint_path(step),
+                                    ranks == 1 ? std::string("rng_state.pth")
+                                               : "rng_state_" + std::to_string(rank) + ".pth"))) {
             return false;
         }
     }

@@ -12,6 +12,19 @@ void StopChecker::on(const IncarnationBegan& e) {
     // what it must restore before the checkers run).
     const bool durable_stop = context_.ledger.expected_state.stop_requested;
     stop_in_force_.assign(static_cast<std::size_t>(e.ranks), durable_stop);
+    first_step_grace_.assign(static_cast<std::size_t>(e.ranks), false);
+    stepped_.assign(static_cast<std::size_t>(e.ranks), false);
+    if (durable_stop) {
+        grant_first_step_grace();
+    }
+}
+
+void StopChecker::grant_first_step_grace() {
+    if (context_.scenario.trainer.stop_test == StopTest::after_step) {
+        for (std::size_t rank = 0; rank < first_step_grace_.size(); ++rank) {
+            first_step_grace_[rank] = !stepped_[rank];
+        }
+    }
 }
 
 void StopChecker::on(const TrainBegan& e) {
@@ -19,6 +32,7 @@ void StopChecker::on(const TrainBegan& e) {
     // it durable (a sidecar the page cache still held is restored too).
     if (e.restored.stop_requested) {
         std::fill(stop_in_force_.begin(), stop_in_force_.end(), true);
+        grant_first_step_grace();
     }
 }
 

@@ -14,13 +14,29 @@ class StopChecker {
     explicit StopChecker(const CheckerContext& context) : context_(context) {}
 
     void on(const IncarnationBegan& e);
-    void on(const StepStarted& e) { report_once(e.rank, " took an optimizer step after a stop"); }
+    void on(const StepStarted& e) {
+        if (take_first_step_grace(e.rank)) {
+            return;
+        }
+        report_once(e.rank, " took an optimizer step after a stop");
+    }
     void on(const EvaluationStarted& e) { report_once(e.rank, " started an evaluation after a stop"); }
     void on(const StopInForce& e) noexcept { stop_in_force_[static_cast<std::size_t>(e.rank)] = true; }
     void on(const TrainBegan& e);
     void on(const auto&) noexcept {}
 
   private:
+    // Transformers' loop (stop_test after_step) tests the stop only after a step: a stop in
+    // force when training begins still trains exactly one step per rank, with no evaluation.
+    bool take_first_step_grace(int rank) {
+        stepped_[static_cast<std::size_t>(rank)] = true;
+        const auto index = static_cast<std::size_t>(rank);
+        const bool forgiven = first_step_grace_[index] && stop_in_force_[index];
+        first_step_grace_[index] = false;
+        return forgiven;
+    }
+    void grant_first_step_grace();
+
     // Inline: every step and evaluation of every rank passes here, and a stop is rare.
     void report_once(int rank, const char* what) {
         if (stop_in_force_[static_cast<std::size_t>(rank)]) {
@@ -31,6 +47,8 @@ class StopChecker {
 
     const CheckerContext& context_;
     std::vector<bool> stop_in_force_;
+    std::vector<bool> first_step_grace_;  // only a rank's first step of an incarnation
+    std::vector<bool> stepped_;
 };
 
 }  // namespace ckpt::sim

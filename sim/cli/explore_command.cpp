@@ -8,8 +8,10 @@
 #include <thread>
 #include <unistd.h>
 
+#include "policy/base/mutants.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/explore_report.hpp"
+#include "sim/cli/trainer_overrides.hpp"
 #include "sim/world/scenario_file.hpp"
 
 namespace ckpt::cli {
@@ -23,6 +25,8 @@ struct ExploreCliOptions {
     std::string out_dir = "ckptsim-failures";
     std::uint64_t first_seed = 1;
     bool json = false;
+    std::string mutant;
+    TrainerOverrides trainer;
 };
 
 // "K/N" with 1 <= K <= N, as CI matrices count.
@@ -48,6 +52,15 @@ int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
         }
     }
     options.jobs = o.jobs > 0 ? o.jobs : std::max(1U, std::thread::hardware_concurrency());
+    if (!o.mutant.empty()) {
+        options.mutant = mutants::find(o.mutant);
+        if (!options.mutant) {
+            throw sim::ScenarioError("--mutant: '" + o.mutant + "' is not in the catalogue");
+        }
+    }
+    if (o.trainer.any()) {
+        options.adjust = [trainer = o.trainer](sim::Scenario& scenario) { trainer.apply(scenario); };
+    }
     if (!o.shard.empty()) {
         std::tie(options.shard_index, options.shard_count) = parse_shard(o.shard);
     }
@@ -103,6 +116,8 @@ Command add_explore_command(CLI::App& parent) {
     command->add_option("--first-seed", o->first_seed, "The first seed")->capture_default_str();
     command->add_option("--out", o->out_dir, "Where violating scenarios are written")->capture_default_str();
     command->add_flag("--json", o->json, "Print one JSON object");
+    command->add_option("--mutant", o->mutant, "Explore with a catalogue mutant armed");
+    o->trainer.add_to(command);
     return {command, [o, seeds, time]() { return run_explore(*o, seeds->count() > 0, time->count() > 0); }};
 }
 

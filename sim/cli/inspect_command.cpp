@@ -2,12 +2,15 @@
 // directory. The analysis lives in policy/output_dir_inspection; this file parses the
 // arguments and words the report.
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "policy/base/errors.hpp"
 #include "policy/inspect/output_dir_inspection.hpp"
+#include "policy/inspect/training_args_risks.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/file_system_error.hpp"
 #include "policy/ports/posix_file_system.hpp"
@@ -21,8 +24,47 @@ using nlohmann::json;
 
 struct InspectOptions {
     std::string output_dir;
+    std::string training_args;  // a JSON file of TrainingArguments fields, or empty
     bool json = false;
 };
+
+// Reads and assesses --training-args; throws ValueError (exit 2) naming the file or the field.
+std::optional<TrainingArgsReport> training_args_report(const std::string& path) {
+    if (path.empty()) {
+        return std::nullopt;
+    }
+    std::ifstream in(path);
+    if (!in) {
+        throw ValueError("--training-args: cannot read '" + path + "'");
+    }
+    const auto document = json::parse(in, nullptr, false);
+    if (document.is_discarded()) {
+        throw ValueError("--training-args: '" + path + "' is not JSON");
+    }
+    return assess_training_args(document);
+}
+
+json training_args_json(const TrainingArgsReport& report) {
+    json findings = json::array();
+    for (const auto& finding : report.findings) {
+        findings.push_back({{"setting", finding.setting},
+                            {"safe", finding.safe},
+                            {"properties_at_risk", finding.properties},
+                            {"detail", finding.detail}});
+    }
+    return {{"unknown_keys", report.unknown_keys}, {"findings", findings}};
+}
+
+void print_training_args(const TrainingArgsReport& report) {
+    std::cout << "training args:\n";
+    for (const auto& key : report.unknown_keys) {
+        std::cout << "  - [unknown key] " << key << " (not one ckptsim models; ignored)\n";
+    }
+    for (const auto& finding : report.findings) {
+        std::cout << "  - " << (finding.safe ? "[safe] " : "[AT RISK: " + finding.properties + "] ")
+                  << finding.setting << ": " << finding.detail << "\n";
+    }
+}
 
 // Absolute and without a trailing slash, so that an absolute final_checkpoint target written by
 // a trainer can be compared with it. Symlinks in the path are kept as the user wrote them.
@@ -119,6 +161,7 @@ void print_human(const OutputDirInspection& report) {
 }
 
 int run_inspect(const InspectOptions& options) {
+    const auto args_report = training_args_report(options.training_args);
     PosixFileSystem fs;
     OutputDirInspection report;
     const auto directory = normalised(options.output_dir);
@@ -133,9 +176,16 @@ int run_inspect(const InspectOptions& options) {
         return kExitBadInput;
     }
     if (options.json) {
-        std::cout << report.to_json().dump(2) << "\n";
+        auto document = report.to_json();
+        if (args_report) {
+            document["training_args"] = training_args_json(*args_report);
+        }
+        std::cout << document.dump(2) << "\n";
     } else {
         print_human(report);
+        if (args_report) {
+            print_training_args(*args_report);
+        }
     }
     return report.consistent() ? kExitOk : kExitViolation;
 }
@@ -149,6 +199,9 @@ Command add_inspect_command(CLI::App& parent) {
         "Explain a real training output directory: checkpoints, resume, sidecar, final_checkpoint");
     command->add_option("OUTPUT_DIR", options->output_dir, "The Trainer's output_dir")->required();
     command->add_flag("--json", options->json, "Print one JSON object instead of the report");
+    command->add_option("--training-args", options->training_args,
+                        "A JSON file of TrainingArguments fields: which Transformers behaviours are in "
+                        "force and which properties they put at risk");
     return {command, [options]() { return run_inspect(*options); }};
 }
 

@@ -4,6 +4,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_report.hpp"
+#include "sim/cli/trainer_overrides.hpp"
 #include "sim/scenario/swarm.hpp"
 
 namespace ckpt::cli {
@@ -18,6 +19,7 @@ struct RunOptions {
     int ranks = 0;
     std::int64_t max_steps = 0;
     bool no_faults = false;
+    TrainerOverrides trainer;
 };
 
 int report_and_exit(const ScenarioReport& report, const RunOptions& options) {
@@ -64,6 +66,7 @@ Command add_run_command(CLI::App& parent) {
     command->add_option("--max-steps", options->max_steps, "Override the drawn max_steps")
         ->check(CLI::PositiveNumber);
     command->add_flag("--no-faults", options->no_faults, "Drop the drawn faults");
+    options->trainer.add_to(command);
     add_common(command, *options);
     return {command, [options]() {
                 sim::ScenarioFile file;
@@ -79,6 +82,7 @@ Command add_run_command(CLI::App& parent) {
                 if (options->no_faults) {
                     file.scenario.faults.clear();
                 }
+                options->trainer.apply(file.scenario);
                 apply_mutant(file, options->mutant);
                 file.scenario.validate();
                 return report_and_exit(run_and_report(file, !options->trace_path.empty(), options->out_dir),

@@ -92,7 +92,10 @@ ExploreSummary explore(const ExploreOptions& options) {
             if (item >= items) {
                 break;
             }
-            const auto scenario = draw_scenario(seed_of(item));
+            auto scenario = draw_scenario(seed_of(item));
+            if (options.adjust) {
+                options.adjust(scenario);
+            }
             const auto result = run_scenario(scenario);
             hashes[item] = result.trace_hash_value;
             local.scenarios += 1;

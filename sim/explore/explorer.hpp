@@ -28,6 +28,8 @@ struct ExploreOptions {
     unsigned shard_count = 1;
     std::optional<mutants::Mutant> mutant;
     bool stop_at_first_violation = false;
+    // Applied to every drawn scenario before it runs (the CLI's trainer overrides).
+    std::function<void(Scenario&)> adjust;
     // Called on the calling thread about every 200 ms with (scenarios done, violations so far).
     std::function<void(std::uint64_t, std::uint64_t)> progress;
 };

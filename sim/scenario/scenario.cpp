@@ -300,6 +300,10 @@ json Scenario::to_json() const {
         {"save_total_limit", trainer.save_total_limit},
         {"protect_best_in_rotation", trainer.protect_best_in_rotation},
         {"resume_rule", kResumeRuleNames.name(trainer.resume_rule)},
+        {"restore_callback_states_from_checkpoint", trainer.restore_callback_states_from_checkpoint},
+        {"checkpoint_fsync", trainer.checkpoint_fsync},
+        {"stop_test", kStopTestNames.name(trainer.stop_test)},
+        {"resume_from_checkpoint", kResumeArgumentNames.name(trainer.resume_from_checkpoint)},
         {"early_stopping_callbacks", callbacks.early_stopping_callbacks},
         {"early_stopping_state_keys", callbacks.early_stopping_state_keys},
         {"early_stopping_patience", callbacks.early_stopping_patience},
@@ -323,10 +327,29 @@ json Scenario::to_json() const {
 
 Scenario Scenario::from_json(const json& document) {
     const Reader r(document, "");
-    r.reject_unknown({"seed", "ranks", "max_steps", "steps_per_epoch", "save_strategy", "save_steps",
-                      "gate_steps", "regular_steps", "policy", "save_total_limit", "protect_best_in_rotation",
-                      "resume_rule", "early_stopping_callbacks", "early_stopping_state_keys",
-                      "early_stopping_patience", "score", "faults", "watchdog", "buggify"});
+    r.reject_unknown({"seed",
+                      "ranks",
+                      "max_steps",
+                      "steps_per_epoch",
+                      "save_strategy",
+                      "save_steps",
+                      "gate_steps",
+                      "regular_steps",
+                      "policy",
+                      "save_total_limit",
+                      "protect_best_in_rotation",
+                      "resume_rule",
+                      "restore_callback_states_from_checkpoint",
+                      "checkpoint_fsync",
+                      "stop_test",
+                      "resume_from_checkpoint",
+                      "early_stopping_callbacks",
+                      "early_stopping_state_keys",
+                      "score",
+                      "faults",
+                      "watchdog",
+                      "early_stopping_patience",
+                      "buggify"});
     if (r.find("seed") == nullptr) {
         bad_field("seed", "is required");
     }
@@ -357,6 +380,13 @@ Scenario Scenario::from_json(const json& document) {
     s.trainer.save_total_limit = r.integer<std::int64_t>("save_total_limit", 1, 1, 1000);
     s.trainer.protect_best_in_rotation = r.boolean("protect_best_in_rotation", false);
     s.trainer.resume_rule = r.choice("resume_rule", ResumeRule::fixed, kResumeRuleNames);
+    // Optional, with the older model as the default, so every earlier scenario file replays.
+    s.trainer.restore_callback_states_from_checkpoint =
+        r.boolean("restore_callback_states_from_checkpoint", true);
+    s.trainer.checkpoint_fsync = r.boolean("checkpoint_fsync", true);
+    s.trainer.stop_test = r.choice("stop_test", StopTest::before_step, kStopTestNames);
+    s.trainer.resume_from_checkpoint =
+        r.choice("resume_from_checkpoint", ResumeArgument::last_checkpoint_path, kResumeArgumentNames);
     s.callbacks.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.callbacks.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
     s.callbacks.early_stopping_patience = r.integer<int>("early_stopping_patience", 1000, 1, 1000000);

@@ -139,7 +139,25 @@ struct PlannedFault {
     FaultAim aim = FaultAim::none;
 };
 
+// Where the loop tests should_training_stop. Transformers tests it only after a step's
+// on_step_end and _maybe_log_save_evaluate (and after the epoch-end ones): a stop already set at
+// on_train_begin still trains one step. `before_step` is the older, kinder model.
+enum class StopTest : std::uint8_t { after_step, before_step };
+inline constexpr auto kStopTestNames =
+    make_enum_names<StopTest>({{StopTest::after_step, "after_step"}, {StopTest::before_step, "before_step"}});
+static_assert(kStopTestNames.complete());
+
+// What the launcher passes as train(resume_from_checkpoint=...): the path get_last_checkpoint
+// found (None when there is none: train from scratch, as Transformers' example scripts do), or
+// True, where Transformers raises ValueError("No valid checkpoint found in output directory").
+enum class ResumeArgument : std::uint8_t { last_checkpoint_path, always_true };
+inline constexpr auto kResumeArgumentNames = make_enum_names<ResumeArgument>(
+    {{ResumeArgument::last_checkpoint_path, "path"}, {ResumeArgument::always_true, "true"}});
+static_assert(kResumeArgumentNames.complete());
+
 // The Transformers side of a scenario, named as in TrainingArguments where it has a name there.
+// Every field added after the first scenario files defaults to the older model, so those files
+// replay unchanged; the swarm draws Transformers' defaults most often (swarm_trainer.cpp).
 struct TrainerOptions {
     std::int64_t max_steps = 500;
     std::int64_t steps_per_epoch = 100;  // batches per epoch: epoch ends are save events too
@@ -149,6 +167,15 @@ struct TrainerOptions {
     // Rotation keeps the checkpoint final_checkpoint names, closing the save window.
     bool protect_best_in_rotation = false;
     ResumeRule resume_rule = ResumeRule::fixed;
+    // TrainingArguments.restore_callback_states_from_checkpoint (Transformers' default: false,
+    // and _load_callback_state returns at once).
+    bool restore_callback_states_from_checkpoint = true;
+    // Not a TrainingArguments field: whether the checkpoint writer fsyncs its files and
+    // directories. Transformers never does (false is the real behaviour).
+    bool checkpoint_fsync = true;
+    StopTest stop_test = StopTest::before_step;
+    // train(resume_from_checkpoint=...) as the launcher passes it.
+    ResumeArgument resume_from_checkpoint = ResumeArgument::last_checkpoint_path;
 };
 
 // The callbacks the trainer runs: the seed's trigger callback (its policy and its own schedule)

@@ -151,6 +151,19 @@ void draw_scores(Rng& rng, ScoreModelConfig& score) {
     score.external_baseline = roll(rng, kSwarm.external_baseline);
 }
 
+// Issue 11's dimensions, from a stream of their own: adding or changing one never moves the
+// draws above (other switches are drawn elsewhere, additively).
+void draw_trainer_realism(std::uint64_t seed, TrainerOptions& trainer) {
+    Rng rng = Rng(seed).derive("trainer_realism");
+    const TrainerRealismMix& mix = kSwarm.trainer_realism;
+    trainer.restore_callback_states_from_checkpoint = !roll(rng, mix.no_callback_state_restore);
+    trainer.checkpoint_fsync = !roll(rng, mix.no_checkpoint_fsync);
+    trainer.stop_test = roll(rng, mix.stop_test_after_step) ? StopTest::after_step : StopTest::before_step;
+    trainer.resume_from_checkpoint = roll(rng, mix.resume_argument_true)
+                                         ? ResumeArgument::always_true
+                                         : ResumeArgument::last_checkpoint_path;
+}
+
 }  // namespace
 
 Scenario draw_scenario(std::uint64_t seed) {
@@ -168,6 +181,7 @@ Scenario draw_scenario(std::uint64_t seed) {
         s.callbacks.early_stopping_patience = draw(rng, kSwarm.early_stopping_patience);
     }
     buggify(Rng(seed).derive("buggify"), s);
+    draw_trainer_realism(seed, s.trainer);
     return s;
 }
 

@@ -65,6 +65,16 @@ struct BuggifyMix {
     Range<int> tie_script_repeats{3, 6};                // (lower, best) pairs after the first best
 };
 
+// Issue 11: the trainer's Transformers behaviours, drawn from their own stream (swarm.cpp's
+// draw_trainer_realism) so the draws above keep their meaning. Each odds is for the real
+// Transformers behaviour; the rest keeps the older model reachable.
+struct TrainerRealismMix {
+    Odds no_callback_state_restore{7, 10};  // restore_callback_states_from_checkpoint=False
+    Odds no_checkpoint_fsync{3, 5};         // Transformers never fsyncs a checkpoint
+    Odds stop_test_after_step{3, 4};        // the real loop's stop test
+    Odds resume_argument_true{1, 5};        // train(resume_from_checkpoint=True)
+};
+
 struct SwarmRanges {
     RankMix ranks;
     Range<std::int64_t> max_steps{400, 1400};
@@ -81,7 +91,7 @@ struct SwarmRanges {
     Odds keep_one{3, 5};  // save_total_limit 1; otherwise drawn from save_total_limit
     Range<std::int64_t> save_total_limit{2, 3};
     Odds protect_best{3, 10};
-    Odds transformers_resume{1, 4};
+    Odds transformers_resume{11, 20};  // get_last_checkpoint, Transformers' own rule
     Range<int> early_stopping_callbacks{0, 3};
     Odds early_stopping_state_keys{1, 2};
     // Most scenarios keep early stopping out of the way (patience 1000 + i); these let it act.
@@ -93,6 +103,7 @@ struct SwarmRanges {
     Odds noisy_replay{1, 2};
     Odds external_baseline{3, 10};
     FaultMix faults;
+    TrainerRealismMix trainer_realism;
     Odds watchdog{17, 20};
     BuggifyMix buggify;
 };

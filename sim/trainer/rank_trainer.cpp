@@ -70,6 +70,11 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     const auto& state = job_.resume_trainer_state;
     global_step_ = state.at("global_step").get<std::int64_t>();
     stored_callbacks_ = state.value("stateful_callbacks", json::object());
+    if (!job_.scenario.trainer.restore_callback_states_from_checkpoint) {
+        // Transformers' default: _load_callback_state returns at once, every callback keeps
+        // the state it was configured with (nothing is restored, so P10 has nothing to judge).
+        return;
+    }
 
     auto registry = CallbackFactoryRegistry::with_builtin_callbacks();
     registry.add("CheckpointEvaluationTriggerCallback",
@@ -108,7 +113,11 @@ void RankTrainer::train_begin() {
     // CallbackHandler.on_train_begin clears the stop flag before the callbacks run.
     control_.should_training_stop = false;
     collective_.set_waiting_point("on_train_begin");
-    trigger_->on_train_begin(TrainingArguments{kOutputDir}, view(), control_);
+    TrainingArguments args;
+    args.output_dir = kOutputDir;
+    args.save_strategy = std::string(kSaveStrategyNames.name(job_.scenario.trainer.save_strategy));
+    args.save_total_limit = job_.scenario.trainer.save_total_limit;
+    trigger_->on_train_begin(args, view(), control_);
     if (is_rank_zero()) {
         // Recovery has republished whatever a cut-short commit left: the save window closes.
         emit(TrainBegan{trigger_->policy().state(), job_.resume_step.has_value()});
@@ -149,11 +158,15 @@ void RankTrainer::training_loop() {
     const std::int64_t epochs =
         (s.trainer.max_steps + s.trainer.steps_per_epoch - 1) / s.trainer.steps_per_epoch;
     // A resume skips the batches of the current epoch that were already trained.
+    // Transformers tests the stop only after a step (and after an epoch end); the older model
+    // also tested it before each step, so a stop restored at on_train_begin trained nothing.
+    const bool entry_test = s.trainer.stop_test == StopTest::before_step;
+    const auto may_enter = [&] { return !entry_test || !control_.should_training_stop; };
     for (std::int64_t epoch = global_step_ / s.trainer.steps_per_epoch;
-         epoch < epochs && !control_.should_training_stop && global_step_ < s.trainer.max_steps; ++epoch) {
+         epoch < epochs && may_enter() && global_step_ < s.trainer.max_steps; ++epoch) {
         control_.should_epoch_stop = false;  // on_epoch_begin
         const std::int64_t epoch_end = std::min((epoch + 1) * s.trainer.steps_per_epoch, s.trainer.max_steps);
-        while (global_step_ < epoch_end && !control_.should_training_stop) {
+        while (global_step_ < epoch_end && may_enter()) {
             control_.should_log = false;  // on_step_begin
             control_.should_evaluate = false;
             control_.should_save = false;
@@ -164,7 +177,7 @@ void RankTrainer::training_loop() {
             maybe_log_save_evaluate();
             emit(CrashPointPassed{CrashPoint::step_end, rank_});
             emit(StepFinished{rank_, global_step_});
-            if (control_.should_epoch_stop) {
+            if (control_.should_epoch_stop || control_.should_training_stop) {
                 break;
             }
         }
@@ -174,6 +187,9 @@ void RankTrainer::training_loop() {
         trigger_->on_epoch_end(view(), control_);
         maybe_log_save_evaluate();
         emit(EpochEnded{rank_, global_step_});
+        if (control_.should_training_stop) {
+            break;
+        }
     }
 }
 
@@ -249,7 +265,9 @@ void RankTrainer::write_checkpoint_file(const std::string& directory, const char
                                         std::string_view bytes) {
     const auto path = join_path(directory, name);
     job_.fs.write_file(path, bytes);
-    job_.fs.fsync_file(path);
+    if (job_.scenario.trainer.checkpoint_fsync) {
+        job_.fs.fsync_file(path);
+    }
 }
 
 void RankTrainer::write_trainer_state(const std::string& directory) {
@@ -279,10 +297,13 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     const TrainerStateWritten written{global_step_, last_decision_score_, policy_state, live, bytes};
     emit(written);
     emit(CrashPointPassed{CrashPoint::before_checkpoint_fsync, rank_});
-    job_.fs.fsync_file(path);
-    job_.fs.fsync_dir(directory);
-    job_.fs.fsync_dir(kOutputDir);
-    emit(written);
+    last_trainer_state_ = LastTrainerState{global_step_, last_decision_score_, policy_state, live, bytes};
+    if (job_.scenario.trainer.checkpoint_fsync) {
+        job_.fs.fsync_file(path);
+        job_.fs.fsync_dir(directory);
+        job_.fs.fsync_dir(kOutputDir);
+        emit(written);
+    }
 }
 
 void RankTrainer::save_checkpoint() {
@@ -301,9 +322,14 @@ void RankTrainer::save_checkpoint() {
         write_checkpoint_file(directory, "optimizer.pt", "optimizer");
         write_checkpoint_file(directory, "scheduler.pt", "scheduler");
     }
-    write_checkpoint_file(directory, ("rng_state_" + std::to_string(rank_) + ".pth").c_str(), "rng");
+    // _save_rng_state: one process writes rng_state.pth, several write rng_state_{rank}.pth.
+    const auto rng_name = job_.scenario.job.ranks <= 1 ? std::string("rng_state.pth")
+                                                       : "rng_state_" + std::to_string(rank_) + ".pth";
+    write_checkpoint_file(directory, rng_name.c_str(), "rng");
     if (is_rank_zero()) {
-        job_.fs.fsync_dir(directory);
+        if (job_.scenario.trainer.checkpoint_fsync) {
+            job_.fs.fsync_dir(directory);
+        }
         write_trainer_state(directory);
         emit(RotationStarted{});
         rotate_checkpoints();
@@ -350,6 +376,13 @@ void RankTrainer::on_save() {
     trigger_->on_save(view(), control_);
     if (is_rank_zero()) {
         emit(SaveCallbackReturned{});
+        if (commits && last_trainer_state_) {
+            // The callback may have made an unfsynced checkpoint durable before linking it:
+            // the ledger reads the disk again to learn whether it did.
+            const auto& last = *last_trainer_state_;
+            emit(TrainerStateWritten{last.step, last.score, last.policy_state, last.callback_states,
+                                     last.bytes});
+        }
         if (commits) {
             emit(SidecarPersisted{trigger_->policy().state()});
             emit(Committed{global_step_});

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,11 +29,11 @@ namespace ckpt::sim {
 // order of _save_checkpoint (weights, optimizer, per-rank RNG state, trainer_state.json last
 // and through a plain truncating open), rotation, and resume from a checkpoint.
 //
-// Two modelling choices, stated so that faults stay inside a declared model:
-//  - The checkpoint writer fsyncs its files and directories. Transformers does not, and a power
-//    loss can then destroy any checkpoint, which no policy can repair.
-//  - A durable stop is checked before each step, as the seed assumes ("a resumed job exits
-//    without taking another optimizer step").
+// The scenario's TrainerOptions choose between Transformers' behaviour and the older, kinder
+// model for: restoring callback states on resume (restore_callback_states_from_checkpoint),
+// fsyncing the checkpoint (checkpoint_fsync; Transformers never does), and where the stop is
+// tested (stop_test: Transformers only after a step, so a restored stop trains one more step).
+// RNG files are named as Transformers names them (rng_state.pth for one process).
 class RankTrainer {
   public:
     RankTrainer(TrainerJob& job, int rank);
@@ -74,6 +75,15 @@ class RankTrainer {
     std::int64_t global_step_ = 0;
     std::uint64_t agreement_sequence_ = 0;
     double last_decision_score_ = 0.0;
+    // The last trainer_state.json written, reported again after on_save (see on_save).
+    struct LastTrainerState {
+        std::int64_t step = 0;
+        double score = 0.0;
+        CheckpointEvaluationState policy_state;
+        nlohmann::json callback_states;
+        std::string bytes;
+    };
+    std::optional<LastTrainerState> last_trainer_state_;
 };
 
 }  // namespace ckpt::sim

@@ -191,8 +191,16 @@ class Simulation final : public EventSink {
         if (source) {
             resume_step = source->step;
             world_.stats.resumes += 1;
+            return true;
         }
-        return true;  // without a source: nothing to resume from, train from scratch
+        if (world_.scenario.trainer.resume_from_checkpoint == ResumeArgument::always_true) {
+            // A launcher that restarts with train(resume_from_checkpoint=True): Transformers
+            // raises when get_last_checkpoint finds nothing, and every restart fails the same way.
+            end(Outcome::resume_failed, "ValueError: No valid checkpoint found in output directory (" +
+                                            std::string(kOutputDir) + ")");
+            return false;
+        }
+        return true;  // the launcher passed get_last_checkpoint's None: train from scratch
     }
 
     void apply_crash(const SimulatedCrash& crash) {

@@ -23,6 +23,7 @@
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/collective.hpp"
 #include "policy/tests/support/file_system_backends.hpp"
+#include "policy/trigger/evaluation_round.hpp"
 #include "policy/trigger/trigger_callback.hpp"
 
 namespace ckpt::testing {
@@ -263,6 +264,24 @@ class TriggerCallbackTest : public ::testing::Test {
     // A callback restored from its ExportableState on this backend.
     TriggerCallback from_state(const nlohmann::json& state) {
         return TriggerCallback::from_state(state, fs(), collective_);
+    }
+
+    // What the Trainer does at the end of `step`: the callback's on_step_end, then the save-time
+    // evaluation it requested (scored `score`) and the native save the decision allows. Returns
+    // the control after on_step_end.
+    TrainerControl train_save_event(TriggerCallback& callback, std::int64_t step, double score) {
+        TrainerControl control;
+        callback.on_step_end({.global_step = step}, control);
+        const TrainerControl after_step_end = control;
+        if (callback.consume_checkpoint_evaluation()) {
+            EvaluationRoundObserver quiet;
+            run_checkpoint_evaluation_round(collective_, callback, control, score, step, quiet);
+        }
+        if (control.should_save) {
+            write_checkpoint(fs(), root(), step, callback.state());
+            callback.on_save({.global_step = step}, control);
+        }
+        return after_step_end;
     }
 
     // The callback's state() after it observed `scores` at steps 10, 20, ...: what a resumed

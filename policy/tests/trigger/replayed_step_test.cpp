@@ -35,22 +35,8 @@ class ReplayedStep : public TriggerCallbackTest<Backend> {
         return callback;
     }
 
-    // What the Trainer does at the end of `step`: the callback's on_step_end, then the save-time
-    // evaluation it requested (scored `score`) and the native save the decision allows. Returns
-    // the control after on_step_end.
     TrainerControl train_step(TriggerCallback& callback, std::int64_t step, double score) {
-        TrainerControl control;
-        callback.on_step_end({.global_step = step}, control);
-        const TrainerControl after_step_end = control;
-        if (callback.consume_checkpoint_evaluation()) {
-            EvaluationRoundObserver quiet;
-            run_checkpoint_evaluation_round(this->collective_, callback, control, score, step, quiet);
-        }
-        if (control.should_save) {
-            write_checkpoint(this->fs(), this->root(), step, callback.state());
-            callback.on_save({.global_step = step}, control);
-        }
-        return after_step_end;
+        return this->train_save_event(callback, step, score);
     }
 
     // The first run: best 0.5 at step 10 (checkpoint-10), a lower 0.4 at step 20 that lives

@@ -1,0 +1,134 @@
+// The rules behind assess_training_args: each finding restates a row of issue 11's audit with the
+// ckptsim result for it (README "Using the seed's callback with Transformers safely").
+#include "policy/inspect/training_args_risks.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include "policy/base/errors.hpp"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::string_view, 9> kKnownFields{"restore_callback_states_from_checkpoint",
+                                                       "save_strategy",
+                                                       "save_total_limit",
+                                                       "metric_for_best_model",
+                                                       "greater_is_better",
+                                                       "load_best_model_at_end",
+                                                       "resume_from_checkpoint",
+                                                       "world_size",
+                                                       "save_on_each_node"};
+
+[[noreturn]] void wrong_type(std::string_view field, std::string_view expected) {
+    throw ValueError("training args field '" + std::string(field) + "' must be " + std::string(expected));
+}
+
+bool boolean(const json& args, const char* field, bool fallback) {
+    const auto found = args.find(field);
+    if (found == args.end() || found->is_null()) {
+        return fallback;
+    }
+    if (!found->is_boolean()) {
+        wrong_type(field, "true or false");
+    }
+    return found->get<bool>();
+}
+
+std::optional<std::string> text(const json& args, const char* field) {
+    const auto found = args.find(field);
+    if (found == args.end() || found->is_null()) {
+        return std::nullopt;
+    }
+    if (!found->is_string()) {
+        wrong_type(field, "a string or null");
+    }
+    return found->get<std::string>();
+}
+
+std::optional<std::int64_t> integer(const json& args, const char* field) {
+    const auto found = args.find(field);
+    if (found == args.end() || found->is_null()) {
+        return std::nullopt;
+    }
+    if (!found->is_number_integer()) {
+        wrong_type(field, "an integer or null");
+    }
+    return found->get<std::int64_t>();
+}
+
+void add_resume_findings(const json& args, TrainingArgsReport& report) {
+    const bool restore = boolean(args, "restore_callback_states_from_checkpoint", false);
+    report.findings.push_back(
+        restore ? TrainingArgsFinding{"restore_callback_states_from_checkpoint=True", "", true,
+                                      "the Trainer restores the callback from the resume checkpoint"}
+                : TrainingArgsFinding{"restore_callback_states_from_checkpoint=False (default)", "", true,
+                                      "the Trainer restores no callback state; the callback takes its own "
+                                      "from checkpoint-N's trainer_state.json at on_train_begin"});
+    const auto resume = args.find("resume_from_checkpoint");
+    if (resume != args.end() && !resume->is_null() && !resume->is_boolean() && !resume->is_string()) {
+        wrong_type("resume_from_checkpoint", "true, false, a path or null");
+    }
+    if (resume != args.end() && resume->is_boolean() && resume->get<bool>()) {
+        report.findings.push_back({"resume_from_checkpoint=True", "P12", false,
+                                   "a restart before the first checkpoint raises ValueError(\"No valid "
+                                   "checkpoint found in output directory\"); pass get_last_checkpoint()'s "
+                                   "result instead"});
+    }
+}
+
+void add_save_findings(const json& args, TrainingArgsReport& report) {
+    const auto strategy = text(args, "save_strategy").value_or("steps");
+    if (strategy != "steps" && strategy != "epoch" && strategy != "best" && strategy != "no") {
+        wrong_type("save_strategy", "one of no, steps, epoch, best");
+    }
+    const auto limit = integer(args, "save_total_limit");
+    const auto metric = text(args, "metric_for_best_model");
+    const bool load_best = boolean(args, "load_best_model_at_end", false);
+    boolean(args, "greater_is_better", true);  // type-checked; its direction is not modelled
+    boolean(args, "save_on_each_node", false);
+    integer(args, "world_size");
+    report.findings.push_back({"checkpoints are never fsynced (Transformers)", "", true,
+                               "the callback fsyncs the checkpoint's files and directory before "
+                               "final_checkpoint names it"});
+    report.findings.push_back({"should_training_stop tested after the step (Transformers' loop)", "", true,
+                               "a resumed job takes one optimizer step after a durable stop, with no "
+                               "evaluation and no save"});
+    if (strategy == "best") {
+        report.findings.push_back({"save_strategy=best", "P1, P4", false,
+                                   "checkpoints are written only on Transformers' own new best metric, not "
+                                   "on the callback's save events: not modelled by ckptsim"});
+    }
+    if (load_best || metric) {
+        const bool keep_one = limit && *limit == 1;
+        report.findings.push_back(
+            {"metric_for_best_model / load_best_model_at_end", keep_one ? "P1, P4" : "P1", false,
+             std::string("Transformers' best_model_checkpoint can differ from the callback's best") +
+                 (keep_one ? "; with save_total_limit=1 the end of training deletes every other "
+                             "checkpoint, final_checkpoint's target included: not modelled by ckptsim"
+                           : ": not modelled by ckptsim")});
+    }
+}
+
+}  // namespace
+
+TrainingArgsReport assess_training_args(const json& args) {
+    if (!args.is_object()) {
+        throw ValueError("training args must be a JSON object of TrainingArguments fields");
+    }
+    TrainingArgsReport report;
+    for (const auto& [key, value] : args.items()) {
+        if (std::find(kKnownFields.begin(), kKnownFields.end(), key) == kKnownFields.end()) {
+            report.unknown_keys.push_back(key);
+        }
+    }
+    add_resume_findings(args, report);
+    add_save_findings(args, report);
+    return report;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,143 @@
+// The callback under Transformers' defaults (issue 11), on both FileSystem backends: with
+// restore_callback_states_from_checkpoint=False the Trainer restores no callback state, so the
+// callback takes its own from the resume checkpoint; and since Transformers never fsyncs a
+// checkpoint, the callback makes it durable before final_checkpoint may name it.
+#include <algorithm>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "policy/base/errors.hpp"
+#include "policy/base/mutants.hpp"
+#include "policy/tests/support/trigger_callback_test_support.hpp"
+#include "policy/trigger/evaluation_round.hpp"
+#include "policy/trigger/trigger_callback.hpp"
+
+namespace ckpt::testing {
+namespace {
+
+using mutants::Mutant;
+using mutants::MutantScope;
+
+template <typename Backend>
+class TransformersDefaults : public TriggerCallbackTest<Backend> {
+  protected:
+    TriggerCallbackConfig every_ten_steps() const {
+        auto config = this->config();
+        config.regular_steps = 10;
+        return config;
+    }
+
+    void train_step(TriggerCallback& callback, std::int64_t step, double score) {
+        this->train_save_event(callback, step, score);
+    }
+
+    // Two improving saves (checkpoint-10, checkpoint-20), then the sidecar is lost: only the
+    // checkpoint still holds the callback's state.
+    void first_run_then_lose_the_sidecar() {
+        auto callback = this->make(every_ten_steps());
+        TrainerControl control;
+        callback.on_train_begin({.output_dir = this->root()}, {.global_step = 0}, control);
+        train_step(callback, 10, 0.5);
+        train_step(callback, 20, 0.6);
+        this->fs().unlink(this->sidecar_path());
+    }
+
+    // A resumed Trainer that restored nothing: the callback is as configured, global_step = 20.
+    TriggerCallback resume_as_configured() {
+        auto callback = this->make(every_ten_steps());
+        TrainerControl control;
+        callback.on_train_begin({.output_dir = this->root()}, {.global_step = 20}, control);
+        return callback;
+    }
+};
+TYPED_TEST_SUITE(TransformersDefaults, Backends, BackendNames);
+
+TYPED_TEST(TransformersDefaults, ACallbackTheTrainerDidNotRestoreTakesItsStateFromTheResumeCheckpoint) {
+    this->first_run_then_lose_the_sidecar();
+    const auto callback = this->resume_as_configured();
+    EXPECT_TRUE(callback.state_restored());
+    EXPECT_EQ(callback.policy().state().best_step, 20);
+    EXPECT_EQ(callback.policy().state().best_score, 0.6);
+    EXPECT_EQ(callback.trigger_count(), 2);
+}
+
+TYPED_TEST(TransformersDefaults, TheMutantLeavesItToTheTrainerAndStartsFromNothing) {
+    this->first_run_then_lose_the_sidecar();
+    const MutantScope scope(Mutant::callback_state_left_to_trainer);
+    const auto callback = this->resume_as_configured();
+    EXPECT_FALSE(callback.state_restored());
+    EXPECT_FALSE(callback.policy().state().best_step.has_value());
+}
+
+TYPED_TEST(TransformersDefaults, AFreshStartRestoresNothing) {
+    auto callback = this->make(this->every_ten_steps());
+    TrainerControl control;
+    callback.on_train_begin({.output_dir = this->root()}, {.global_step = 0}, control);
+    EXPECT_FALSE(callback.state_restored());
+}
+
+TYPED_TEST(TransformersDefaults, EveryCheckpointFileIsFsyncedBeforeTheLinkNamesIt) {
+    RecordingFileSystem recording(this->fs());
+    TriggerCallback callback(this->every_ten_steps(), recording, this->collective_);
+    TrainerControl control;
+    callback.on_train_begin({.output_dir = this->root()}, {.global_step = 0}, control);
+    callback.on_step_end({.global_step = 10}, control);
+    ASSERT_TRUE(callback.consume_checkpoint_evaluation());
+    EvaluationRoundObserver quiet;
+    run_checkpoint_evaluation_round(this->collective_, callback, control, 0.5, 10, quiet);
+    ASSERT_TRUE(control.should_save);
+    write_checkpoint(this->fs(), this->root(), 10, callback.state());  // no fsync, as Transformers
+    recording.calls.clear();
+    callback.on_save({.global_step = 10}, control);
+
+    const auto calls = recording.only({"fsync_file", "fsync_dir", "symlink"});
+    const auto position = [&](const std::string& call) {
+        return std::find(calls.begin(), calls.end(), call) - calls.begin();
+    };
+    const auto directory = this->at("checkpoint-10");
+    const auto link = std::find_if(calls.begin(), calls.end(),
+                                   [](const std::string& call) { return call.rfind("symlink ", 0) == 0; }) -
+                      calls.begin();
+    ASSERT_LT(link, static_cast<std::ptrdiff_t>(calls.size())) << "no link published";
+    for (const auto* name : {"model.safetensors", "trainer_state.json"}) {
+        EXPECT_LT(position("fsync_file " + join_path(directory, name)), link) << name;
+    }
+    EXPECT_LT(position("fsync_dir " + directory), link);
+}
+
+// The settings no callback can be correct under are refused at on_train_begin, naming the fix.
+TYPED_TEST(TransformersDefaults, SaveStrategyBestIsRefusedAtTrainBegin) {
+    auto callback = this->make(this->every_ten_steps());
+    TrainerControl control;
+    TrainingArguments args{.output_dir = this->root()};
+    args.save_strategy = "best";
+    try {
+        callback.on_train_begin(args, {.global_step = 0}, control);
+        FAIL() << "save_strategy=best was accepted";
+    } catch (const ValueError& error) {
+        EXPECT_NE(std::string(error.what()).find("save_strategy=\"steps\""), std::string::npos)
+            << error.what();
+    }
+}
+
+TYPED_TEST(TransformersDefaults, KeepingOneCheckpointBesideATrainerBestIsRefusedAtTrainBegin) {
+    for (const bool load_best : {true, false}) {
+        auto callback = this->make(this->every_ten_steps());
+        TrainerControl control;
+        TrainingArguments args{.output_dir = this->root()};
+        args.save_total_limit = 1;
+        args.load_best_model_at_end = load_best;
+        args.metric_for_best_model = load_best ? "" : "eval_accuracy";
+        EXPECT_THROW(callback.on_train_begin(args, {.global_step = 0}, control), ValueError) << load_best;
+    }
+    auto callback = this->make(this->every_ten_steps());
+    TrainerControl control;
+    TrainingArguments args{.output_dir = this->root()};
+    args.save_total_limit = 2;
+    args.load_best_model_at_end = true;
+    EXPECT_NO_THROW(callback.on_train_begin(args, {.global_step = 0}, control));
+}
+
+}  // namespace
+}  // namespace ckpt::testing

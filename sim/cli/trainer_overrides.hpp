@@ -1,0 +1,28 @@
+// Command-line overrides of the trainer's Transformers dimensions (issue 11), shared by `run`
+// and `explore`: each flag is named after its scenario field, takes the scenario file's
+// spelling, and a bad value is a CLI11 parse error naming the flag (exit status 2).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/scenario/scenario.hpp"
+
+namespace ckpt::cli {
+
+struct TrainerOverrides {
+    std::optional<bool> restore_callback_states_from_checkpoint;
+    std::optional<bool> checkpoint_fsync;
+    std::optional<std::string> stop_test;
+    std::optional<std::string> resume_from_checkpoint;
+    std::optional<std::string> resume_rule;
+
+    void add_to(CLI::App* command);
+    bool any() const noexcept;
+    // Overwrites the drawn fields it names; the values were checked when parsed.
+    void apply(sim::Scenario& scenario) const;
+};
+
+}  // namespace ckpt::cli
