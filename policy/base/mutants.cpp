@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 30> kCatalogue{{
+constexpr std::array<MutantInfo, 29> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -49,8 +49,6 @@ constexpr std::array<MutantInfo, 30> kCatalogue{{
      "a commit writes the sidecar before it moves final_checkpoint, so a reader can see a best with no link"},
     {Mutant::restored_state_not_shared, "restored_state_not_shared",
      "a worker rank keeps its own policy state after the restore broadcast of on_train_begin"},
-    {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
-     "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
     {Mutant::callback_state_left_to_trainer, "callback_state_left_to_trainer",
      "the callback trusts Transformers to restore its state, which it does not by default"},
     {Mutant::link_before_checkpoint_fsync, "link_before_checkpoint_fsync",
@@ -69,7 +67,12 @@ constexpr std::array<MutantInfo, 30> kCatalogue{{
      "the state serialiser drops stop_requested, so a durable stop is written as false"},
 }};
 
-constexpr std::array<MutantInfo, 0> kPending{};
+// Planted and armed like the others, but no property kills them within the CI budget yet; the
+// README's mutant section says why for each.
+constexpr std::array<MutantInfo, 1> kPending{{
+    {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
+     "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
+}};
 
 // The entry for `matches`, in the catalogue first, then among the pending ones.
 template <typename Predicate>

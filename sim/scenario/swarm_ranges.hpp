@@ -59,7 +59,7 @@ struct FaultMix {
 // stream after the swarm's draws, so the draws above keep their meaning.
 struct BuggifyMix {
     Odds each{1, 4};
-    Odds repeat_best_score{1, 2};  // ties are split four ways by tie policy: twice the odds
+    Odds repeat_best_score{2, 3};  // ties are split four ways by tie policy: twice the odds
     Range<std::int64_t> early_stopping_patience{1, 3};
     Range<std::int64_t> epochs_per_regular_step{1, 3};  // steps_per_epoch = regular_steps * this
     Range<int> tie_script_repeats{3, 6};                // (lower, best) pairs after the first best
