@@ -43,7 +43,8 @@ void LivenessChecker::check_stop_is_due(const DecisionMade& e) {
     }
     bool due = false;
     for (auto it = history.rbegin(); it != history.rend(); ++it) {
-        const auto outcome = reference_observe(context_.scenario.callbacks.policy, state, it->first, it->second);
+        const auto outcome =
+            reference_observe(context_.scenario.callbacks.policy, state, it->first, it->second);
         state = outcome.after;
         due = outcome.should_stop;
     }

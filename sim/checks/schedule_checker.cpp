@@ -23,10 +23,12 @@ bool ScheduleChecker::step_end_saves(std::int64_t step) const noexcept {
         ((s.trainer.save_steps > 0 && step % s.trainer.save_steps == 0) || step >= s.trainer.max_steps)) {
         return true;
     }
-    if (std::find(s.callbacks.gate_steps.begin(), s.callbacks.gate_steps.end(), step) != s.callbacks.gate_steps.end()) {
+    if (std::find(s.callbacks.gate_steps.begin(), s.callbacks.gate_steps.end(), step) !=
+        s.callbacks.gate_steps.end()) {
         return true;
     }
-    return s.callbacks.regular_steps && *s.callbacks.regular_steps > 0 && step % *s.callbacks.regular_steps == 0;
+    return s.callbacks.regular_steps && *s.callbacks.regular_steps > 0 &&
+           step % *s.callbacks.regular_steps == 0;
 }
 
 // The window's expectation is known when it opens: a crash inside it may cut it short, so an
