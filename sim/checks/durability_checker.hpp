@@ -1,5 +1,5 @@
-// P2 and P9: a sidecar write that returned is durable and round-trips; a resume restores the
-// full state of the newest decision recorded on the history it continues (lineage.hpp), both
+// P2 and P9: a sidecar write that returned is durable and is the seed's layout byte for byte; a resume
+// restores the full state of the newest decision recorded on the history it continues (lineage.hpp), both
 // right after the restore and once the external baseline is offered; and no step the restored
 // history counted is counted again.
 #pragma once
