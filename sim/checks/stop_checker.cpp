@@ -14,6 +14,7 @@ void StopChecker::on(const IncarnationBegan& e) {
     stop_in_force_.assign(static_cast<std::size_t>(e.ranks), durable_stop);
     first_step_grace_.assign(static_cast<std::size_t>(e.ranks), false);
     stepped_.assign(static_cast<std::size_t>(e.ranks), false);
+    last_step_.assign(static_cast<std::size_t>(e.ranks), e.resume_step.value_or(0));
     if (durable_stop) {
         grant_first_step_grace();
     }
@@ -38,7 +39,9 @@ void StopChecker::on(const TrainBegan& e) {
 
 void StopChecker::report(int rank, const char* what) {
     stop_in_force_[static_cast<std::size_t>(rank)] = false;  // report once per rank
-    context_.violate(Property::P3, "rank " + std::to_string(rank) + what);
+    const auto step = last_step_[static_cast<std::size_t>(rank)];
+    context_.violate(Property::P3, "rank " + std::to_string(rank) + what +
+                                       " (its last finished step: global step " + std::to_string(step) + ")");
 }
 
 }  // namespace ckpt::sim

@@ -20,6 +20,7 @@ class StopChecker {
         }
         report_once(e.rank, " took an optimizer step after a stop");
     }
+    void on(const StepFinished& e) noexcept { last_step_[static_cast<std::size_t>(e.rank)] = e.global_step; }
     void on(const EvaluationStarted& e) { report_once(e.rank, " started an evaluation after a stop"); }
     void on(const StopInForce& e) noexcept { stop_in_force_[static_cast<std::size_t>(e.rank)] = true; }
     void on(const TrainBegan& e);
@@ -49,6 +50,7 @@ class StopChecker {
     std::vector<bool> stop_in_force_;
     std::vector<bool> first_step_grace_;  // only a rank's first step of an incarnation
     std::vector<bool> stepped_;
+    std::vector<std::int64_t> last_step_;  // each rank's last finished global step, for the message
 };
 
 }  // namespace ckpt::sim

@@ -1,6 +1,8 @@
-// `ckptsim explore`: the swarm over many seeds, with a summary table.
+// `ckptsim explore`: the swarm over many seeds, with a summary table, optional JSON and JUnit XML,
+// progress on a terminal, and Ctrl-C printing what was found so far (exit 130).
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -11,6 +13,9 @@
 #include "policy/base/mutants.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/explore_report.hpp"
+#include "sim/cli/interrupt.hpp"
+#include "sim/cli/junit_report.hpp"
+#include "sim/cli/mutant_flag.hpp"
 #include "sim/cli/trainer_overrides.hpp"
 #include "sim/world/scenario_file.hpp"
 
@@ -26,6 +31,7 @@ struct ExploreCliOptions {
     std::uint64_t first_seed = 1;
     bool json = false;
     std::string mutant;
+    std::string junit;
     TrainerOverrides trainer;
 };
 
@@ -41,6 +47,41 @@ std::pair<unsigned, unsigned> parse_shard(const std::string& text) {
     return {k - 1, n};
 }
 
+void save_violations(const sim::ExploreSummary& summary, const std::string& out_dir,
+                     std::vector<std::string>& replays) {
+    if (summary.violations.empty()) {
+        return;
+    }
+    std::filesystem::create_directories(out_dir);
+    for (const auto& found : summary.violations) {
+        sim::ScenarioFile file;
+        file.scenario = found.scenario;
+        sim::ScenarioResult result;
+        result.violations = found.violations;
+        file.expected = sim::verdicts(result);
+        const auto path = out_dir + "/seed-" + std::to_string(found.seed) + ".json";
+        file.save(path);
+        replays.push_back("ckptsim replay " + path);
+    }
+}
+
+void write_junit_file(const std::string& path, const sim::ExploreSummary& summary,
+                      const std::vector<std::string>& replays) {
+    const auto temp = path + ".tmp";
+    {
+        std::ofstream out(temp, std::ios::trunc);
+        write_junit(out, summary, replays);
+        if (!out) {
+            throw sim::ScenarioError("--junit: cannot write " + path);
+        }
+    }
+    if (std::rename(temp.c_str(), path.c_str()) != 0) {
+        throw sim::ScenarioError("--junit: cannot write " + path);
+    }
+}
+
+// --seeds alone: that many seeds. --time alone: as many seeds as the time allows. Both: the
+// seeds, cut short when the time runs out (the summary says how far it got).
 int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
     sim::ExploreOptions options;
     options.first_seed = o.first_seed;
@@ -48,29 +89,24 @@ int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
     if (time_given) {
         options.time_budget_seconds = o.time;
         if (!seeds_given) {
-            options.seeds = UINT64_MAX / 2;  // the clock decides
+            options.seeds = UINT64_MAX - o.first_seed;  // the clock decides
         }
     }
     options.jobs = o.jobs > 0 ? o.jobs : std::max(1U, std::thread::hardware_concurrency());
-    if (!o.mutant.empty()) {
-        options.mutant = mutants::find(o.mutant);
-        if (!options.mutant) {
-            throw sim::ScenarioError("--mutant: '" + o.mutant + "' is not in the catalogue");
-        }
-    }
+    options.mutant = find_mutant_flag(o.mutant);
     if (o.trainer.any()) {
         options.adjust = [trainer = o.trainer](sim::Scenario& scenario) { trainer.apply(scenario); };
     }
     if (!o.shard.empty()) {
         std::tie(options.shard_index, options.shard_count) = parse_shard(o.shard);
     }
+    options.interrupted = &install_interrupt_flag();
     if (isatty(STDERR_FILENO) != 0 && !o.json) {
-        const auto total = options.seeds;
-        options.progress = [total, time_given](std::uint64_t done, std::uint64_t violations) {
-            std::fprintf(stderr, "\r  explored %llu%s scenarios, %llu violating",
-                         static_cast<unsigned long long>(done),
-                         time_given ? "" : (" / " + std::to_string(total)).c_str(),
-                         static_cast<unsigned long long>(violations));
+        const std::optional<std::uint64_t> total =
+            seeds_given || !time_given ? std::optional<std::uint64_t>(options.seeds / options.shard_count)
+                                       : std::nullopt;
+        options.progress = [total, budget = options.time_budget_seconds](const sim::ExploreProgress& p) {
+            std::fprintf(stderr, "\r\033[K  %s", progress_line(p, total, budget).c_str());
             std::fflush(stderr);
         };
     }
@@ -78,24 +114,22 @@ int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
     if (options.progress) {
         std::fprintf(stderr, "\n");
     }
+    if (summary.interrupted) {
+        std::cerr << "ckptsim explore: interrupted; the summary covers the " << summary.scenarios
+                  << " scenarios finished\n";
+    }
     std::vector<std::string> replays;
-    if (!summary.violations.empty()) {
-        std::filesystem::create_directories(o.out_dir);
-        for (const auto& found : summary.violations) {
-            sim::ScenarioFile file;
-            file.scenario = found.scenario;
-            sim::ScenarioResult result;
-            result.violations = found.violations;
-            file.expected = sim::verdicts(result);
-            const auto path = o.out_dir + "/seed-" + std::to_string(found.seed) + ".json";
-            file.save(path);
-            replays.push_back("ckptsim replay " + path);
-        }
+    save_violations(summary, o.out_dir, replays);
+    if (!o.junit.empty()) {
+        write_junit_file(o.junit, summary, replays);
     }
     if (o.json) {
         std::cout << explore_json(summary, replays).dump() << "\n";
     } else {
         print_explore_summary(std::cout, summary, replays);
+    }
+    if (summary.interrupted) {
+        return kExitInterrupted;
     }
     return summary.violations.empty() ? kExitOk : kExitViolation;
 }
@@ -108,15 +142,20 @@ Command add_explore_command(CLI::App& parent) {
     auto* seeds = command->add_option("--seeds", o->seeds, "How many seeds to explore")
                       ->check(CLI::PositiveNumber)
                       ->capture_default_str();
-    auto* time = command->add_option("--time", o->time, "Explore for this many seconds instead")
-                     ->check(CLI::PositiveNumber);
+    auto* time =
+        command
+            ->add_option("--time", o->time,
+                         "Explore for this many seconds (with --seeds: stop at whichever comes first)")
+            ->check(CLI::PositiveNumber);
     command->add_option("--jobs", o->jobs,
                         "Worker threads (default: one per core); results do not depend on it");
     command->add_option("--shard", o->shard, "Take only shard K of N (K/N), for a CI matrix");
     command->add_option("--first-seed", o->first_seed, "The first seed")->capture_default_str();
     command->add_option("--out", o->out_dir, "Where violating scenarios are written")->capture_default_str();
     command->add_flag("--json", o->json, "Print one JSON object");
-    command->add_option("--mutant", o->mutant, "Explore with a catalogue mutant armed");
+    command->add_option("--mutant", o->mutant,
+                        "Explore with a catalogue mutant armed ('none': the real code)");
+    command->add_option("--junit", o->junit, "Also write the summary as JUnit XML to this file");
     o->trainer.add_to(command);
     return {command, [o, seeds, time]() { return run_explore(*o, seeds->count() > 0, time->count() > 0); }};
 }

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "sim/base/version.hpp"
+
 namespace ckpt::cli {
 namespace {
 
@@ -23,7 +25,39 @@ std::string padded(const std::string& text, std::size_t width) {
     return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
 }
 
+std::string minutes_seconds(double seconds) {
+    const auto whole = static_cast<std::uint64_t>(std::max(0.0, seconds));
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%llu:%02llu", static_cast<unsigned long long>(whole / 60),
+                  static_cast<unsigned long long>(whole % 60));
+    return buffer;
+}
+
 }  // namespace
+
+std::string progress_line(const sim::ExploreProgress& p, std::optional<std::uint64_t> total,
+                          std::optional<double> time_budget_seconds) {
+    const double rate = p.elapsed_seconds > 0 ? static_cast<double>(p.done) / p.elapsed_seconds : 0.0;
+    std::string line = "explored " + std::to_string(p.done);
+    if (total) {
+        line += " / " + std::to_string(*total) + " (" +
+                fixed(100.0 * per(p.done, std::max<std::uint64_t>(*total, 1)), 1) + "%)";
+    }
+    line += ", " + std::to_string(p.violating) + " violating, " + fixed(rate, 0) + " scenarios/s, " +
+            minutes_seconds(p.elapsed_seconds) + " elapsed";
+    std::optional<double> left;
+    if (total && rate > 0) {
+        left = static_cast<double>(*total - std::min(*total, p.done)) / rate;
+    }
+    if (time_budget_seconds) {
+        const double budget_left = *time_budget_seconds - p.elapsed_seconds;
+        left = left ? std::min(*left, budget_left) : budget_left;
+    }
+    if (left) {
+        line += ", " + minutes_seconds(*left) + (total ? " ETA" : " left");
+    }
+    return line;
+}
 
 json coverage_json(const sim::ExploreSummary& summary) {
     json coverage = json::object();
@@ -42,22 +76,34 @@ json coverage_json(const sim::ExploreSummary& summary) {
 void print_explore_summary(std::ostream& out, const sim::ExploreSummary& s,
                            const std::vector<std::string>& replays) {
     const auto& t = s.totals;
-    out << "explored seeds " << s.first_seed << ".." << s.last_seed << ": " << s.scenarios << " scenarios in "
-        << fixed(s.wall_seconds, 1) << " s ("
+    out << "explored seeds " << s.first_seed << ".." << s.last_seed
+        << (s.shard_count > 1
+                ? " (shard " + std::to_string(s.shard_index + 1) + "/" + std::to_string(s.shard_count) +
+                      ": every " + std::to_string(s.shard_count) + "th seed)"
+                : std::string())
+        << ": " << s.scenarios << " scenarios in " << fixed(s.wall_seconds, 1) << " s ("
         << fixed(per(s.scenarios, 1) / std::max(s.wall_seconds, 1e-9), 0) << " scenarios/s)\n";
     out << "  per scenario: " << fixed(per(t.steps, s.scenarios), 0) << " steps, "
         << fixed(per(t.evaluations, s.scenarios), 1) << " evaluations, "
         << fixed(per(s.ranks, s.scenarios), 2) << " ranks, " << fixed(per(t.faults_fired(), s.scenarios), 2)
         << " faults fired (" << fixed(100.0 * per(s.scenarios_with_fault, s.scenarios), 1)
         << "% with at least one)\n";
-    out << "  simulated: " << t.steps << " steps, " << t.evaluations << " evaluations, " << t.checkpoints
+    out << "  simulated: " << t.steps << " optimizer steps (steps retrained after a resume count again, so"
+        << " a run may exceed max_steps), " << t.evaluations << " evaluations, " << t.checkpoints
         << " checkpoints, " << fixed(static_cast<double>(t.virtual_ms) / 3.6e6, 1) << " training hours\n";
-    out << "  resumes " << t.resumes << ", hangs " << t.hangs << "\n";
+    out << "  resumes " << t.resumes << "; hangs " << t.hangs << " (" << t.watchdog_restarts
+        << " ended by the watchdog and restarted, " << t.hangs - t.watchdog_restarts
+        << " with no watchdog, which end the job)\n";
     out << "outcomes:";
     for (const auto& [outcome, count] : s.outcomes) {
         out << "  " << outcome << " " << count;
+        if (outcome == "finished") {
+            out << " (" << t.stopped_by_policy << " stopped by the policy, " << count - t.stopped_by_policy
+                << " trained to the end)";
+        }
     }
-    out << "\ncrashes by kind:";
+    out << "\ncrashes by kind (injected crashes, rank deaths and preemptions; the faults below count each"
+           " planned fault once):";
     for (const auto& [kind, count] : t.crashes) {
         out << "  " << kind << " " << count;
     }
@@ -112,6 +158,10 @@ json explore_json(const sim::ExploreSummary& s, const std::vector<std::string>& 
     }
     const auto& t = s.totals;
     return {
+        {"ckptsim_version", sim::kCkptsimVersion},
+        {"scenario_format", sim::kScenarioFormat},
+        {"shard", {{"index", s.shard_index + 1}, {"count", s.shard_count}}},
+        {"interrupted", s.interrupted},
         {"scenarios", s.scenarios},
         {"first_seed", s.first_seed},
         {"last_seed", s.last_seed},
@@ -140,6 +190,8 @@ json explore_json(const sim::ExploreSummary& s, const std::vector<std::string>& 
         {"evaluations", t.evaluations},
         {"resumes", t.resumes},
         {"hangs", t.hangs},
+        {"watchdog_restarts", t.watchdog_restarts},
+        {"stopped_by_policy", t.stopped_by_policy},
         {"simulated_hours", static_cast<double>(t.virtual_ms) / 3.6e6},
         {"average_steps", per(t.steps, s.scenarios)},
         {"average_evaluations", per(t.evaluations, s.scenarios)},

@@ -2,6 +2,7 @@
 // on the summary, so it is the same for any number of jobs. Depends on sim/explore.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -15,6 +16,10 @@ namespace ckpt::cli {
 void print_explore_summary(std::ostream& out, const sim::ExploreSummary& summary,
                            const std::vector<std::string>& replays);
 nlohmann::json explore_json(const sim::ExploreSummary& summary, const std::vector<std::string>& replays);
+// One progress line for a terminal: done, percent, rate, elapsed and ETA (or time left with a
+// time budget). `total` is absent when the clock alone decides.
+std::string progress_line(const sim::ExploreProgress& progress, std::optional<std::uint64_t> total,
+                          std::optional<double> time_budget_seconds);
 // Coverage: crash point or fault kind -> how many times it fired.
 nlohmann::json coverage_json(const sim::ExploreSummary& summary);
 

@@ -3,10 +3,14 @@
 #include <vector>
 
 #include "policy/base/errors.hpp"
+#include "sim/base/version.hpp"
 #include "sim/cli/command.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{"ckptsim: deterministic simulation and property testing of best-only checkpoint retention"};
+    app.set_version_flag("--version", "ckptsim " + std::string(ckpt::sim::kCkptsimVersion) +
+                                          " (scenario format " + std::to_string(ckpt::sim::kScenarioFormat) +
+                                          ")");
     app.require_subcommand(1);
     const std::vector<ckpt::cli::Command> commands{
         ckpt::cli::add_policy_command(app),  ckpt::cli::add_run_command(app),

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/mutant_flag.hpp"
 #include "sim/cli/scenario_report.hpp"
 #include "sim/cli/trainer_overrides.hpp"
 #include "sim/scenario/swarm.hpp"
@@ -34,24 +35,18 @@ int report_and_exit(const ScenarioReport& report, const RunOptions& options) {
     return report.result.ok() ? kExitOk : kExitViolation;
 }
 
+// With no --mutant a replay keeps its file's mutant; "--mutant none" shows the real code beside it.
 void apply_mutant(sim::ScenarioFile& file, const std::string& name) {
-    if (name.empty()) {
-        return;
+    if (!name.empty()) {
+        file.mutant = find_mutant_flag(name);
     }
-    const auto mutant = mutants::find(name);
-    if (!mutant) {
-        throw sim::ScenarioError("--mutant: '" + name +
-                                 "' is not in the catalogue (see ckptsim mutants --list)");
-    }
-    file.mutant = mutant;
 }
 
 void add_common(CLI::App* command, RunOptions& options) {
     command->add_flag("--json", options.json, "Print one JSON object");
     command->add_option("--trace", options.trace_path, "Write the trace as JSON Lines to this file");
-    command->add_option("--out", options.out_dir, "Where a violating scenario is saved")
-        ->capture_default_str();
-    command->add_option("--mutant", options.mutant, "Run with a catalogue mutant armed (mutation testing)");
+    command->add_option("--mutant", options.mutant,
+                        "Run with a catalogue mutant armed (mutation testing); 'none' runs the real code");
 }
 
 }  // namespace
@@ -68,6 +63,8 @@ Command add_run_command(CLI::App& parent) {
     command->add_flag("--no-faults", options->no_faults, "Drop the drawn faults");
     options->trainer.add_to(command);
     add_common(command, *options);
+    command->add_option("--out", options->out_dir, "Where a violating scenario is saved")
+        ->capture_default_str();
     return {command, [options]() {
                 sim::ScenarioFile file;
                 file.scenario = sim::draw_scenario(options->seed);
@@ -96,12 +93,15 @@ Command add_replay_command(CLI::App& parent) {
     auto* command = parent.add_subcommand("replay", "Replay a saved scenario file with an identical result");
     command->add_option("file", *path, "A scenario file written by run, explore or mutants")->required();
     add_common(command, *options);
+    // The file is already saved: a replay writes a copy only when asked to.
+    options->out_dir.clear();
+    command->add_option("--out", options->out_dir, "Also save the scenario, with this run's verdicts, here");
     return {command, [options, path]() {
                 auto file = sim::ScenarioFile::load(*path);
                 apply_mutant(file, options->mutant);
                 auto report = run_and_report(file, !options->trace_path.empty(), options->out_dir);
                 // A replay of a saved file points back at that file, not a copy of it.
-                if (!report.replay_command.empty()) {
+                if (!report.result.ok()) {
                     report.replay_command = "ckptsim replay " + *path;
                 }
                 return report_and_exit(report, *options);

@@ -55,7 +55,7 @@ ScenarioReport run_and_report(const sim::ScenarioFile& file, bool keep_trace, co
             {Property::P8,
              "the same scenario gave trace hashes " + report.result.trace_hash + " and " + again.trace_hash});
     }
-    if (!report.result.ok()) {
+    if (!report.result.ok() && !out_dir.empty()) {
         std::filesystem::create_directories(out_dir);
         std::string path = out_dir;
         path.append("/seed-").append(std::to_string(file.scenario.seed));

@@ -22,7 +22,7 @@ struct ScenarioReport {
     std::string replay_command;  // set when a property was violated and the file was saved
 };
 
-// Runs a scenario file twice (P8), and saves it under `out_dir` when a property fails.
+// Runs a scenario file twice (P8), and saves it under `out_dir` (unless empty) when a property fails.
 ScenarioReport run_and_report(const sim::ScenarioFile& file, bool keep_trace, const std::string& out_dir);
 
 void print_report(std::ostream& out, const ScenarioReport& report);

@@ -7,7 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "sim/base/trace_hash.hpp"
+#include "sim/base/assert.hpp"
+#include "sim/explore/in_order_hash.hpp"
 #include "sim/scenario/swarm.hpp"
 
 namespace ckpt::sim {
@@ -20,6 +21,8 @@ void add_stats(RunStats& into, const RunStats& from) {
     into.incarnations += from.incarnations;
     into.resumes += from.resumes;
     into.hangs += from.hangs;
+    into.watchdog_restarts += from.watchdog_restarts;
+    into.stopped_by_policy += from.stopped_by_policy;
     into.virtual_ms += from.virtual_ms;
     into.save_window_dangling += from.save_window_dangling;
     for (std::size_t i = 0; i < kCrashPointCount; ++i) {
@@ -62,7 +65,7 @@ ExploreSummary explore(const ExploreOptions& options) {
         return options.first_seed + options.shard_index + item * shards;
     };
 
-    std::vector<std::uint64_t> hashes(items, 0);
+    InOrderHash hashes;
     std::atomic<std::uint64_t> next{0};
     std::atomic<std::uint64_t> done{0};
     std::atomic<std::uint64_t> violating{0};
@@ -70,12 +73,14 @@ ExploreSummary explore(const ExploreOptions& options) {
     std::mutex merge;
     ExploreSummary summary;
 
-    const auto out_of_time = [&]() {
-        if (!options.time_budget_seconds) {
-            return false;
-        }
+    const auto elapsed_seconds = [&]() {
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
-        return elapsed.count() >= *options.time_budget_seconds;
+        return elapsed.count();
+    };
+    const auto should_stop = [&]() {
+        return (options.time_budget_seconds && elapsed_seconds() >= *options.time_budget_seconds) ||
+               (options.interrupted != nullptr && options.interrupted->load()) ||
+               (options.stop_at_first_violation && first_violation.load() != UINT64_MAX);
     };
 
     const auto worker = [&]() {
@@ -85,7 +90,7 @@ ExploreSummary explore(const ExploreOptions& options) {
         }
         ExploreSummary local;
         for (;;) {
-            if (out_of_time() || (options.stop_at_first_violation && first_violation.load() != UINT64_MAX)) {
+            if (should_stop()) {
                 break;
             }
             const auto item = next.fetch_add(1);
@@ -97,7 +102,7 @@ ExploreSummary explore(const ExploreOptions& options) {
                 options.adjust(scenario);
             }
             const auto result = run_scenario(scenario);
-            hashes[item] = result.trace_hash_value;
+            hashes.add(item, result.trace_hash_value);
             local.scenarios += 1;
             local.ranks += static_cast<std::uint64_t>(scenario.job.ranks);
             local.scenarios_with_fault += result.stats.faults_fired() > 0 ? 1 : 0;
@@ -133,10 +138,10 @@ ExploreSummary explore(const ExploreOptions& options) {
     }
     if (options.progress) {
         while (finished_workers.load() < spawned) {
-            options.progress(done.load(), violating.load());
+            options.progress({done.load(), violating.load(), elapsed_seconds()});
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }
-        options.progress(done.load(), violating.load());
+        options.progress({done.load(), violating.load(), elapsed_seconds()});
     } else {
         worker();
     }
@@ -146,13 +151,13 @@ ExploreSummary explore(const ExploreOptions& options) {
 
     std::sort(summary.violations.begin(), summary.violations.end(),
               [](const auto& a, const auto& b) { return a.seed < b.seed; });
-    // Seeds are taken in order, so the finished ones form a prefix: hash exactly that prefix.
-    TraceHash combined;
-    for (std::uint64_t item = 0; item < summary.scenarios; ++item) {
-        combined.update_u64(hashes[item]);
-    }
-    summary.trace_hash = combined.hex();
+    // Seeds are claimed in order and every claimed seed finishes, so the hash covers them all.
+    CKPT_ASSERT(hashes.folded() == summary.scenarios);
+    summary.trace_hash = hashes.hex();
+    summary.interrupted = options.interrupted != nullptr && options.interrupted->load();
     summary.first_seed = seed_of(0);
+    summary.shard_index = options.shard_index;
+    summary.shard_count = static_cast<unsigned>(shards);
     summary.last_seed = summary.scenarios > 0 ? seed_of(summary.scenarios - 1) : summary.first_seed;
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
     summary.wall_seconds = elapsed.count();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -19,10 +20,20 @@
 
 namespace ckpt::sim {
 
+// What the progress callback is told.
+struct ExploreProgress {
+    std::uint64_t done = 0;        // scenarios finished
+    std::uint64_t violating = 0;   // of which violate a property
+    double elapsed_seconds = 0.0;  // wall time since the start
+};
+
 struct ExploreOptions {
     std::uint64_t first_seed = 1;
     std::uint64_t seeds = 1000;                 // how many seeds (before sharding)
     std::optional<double> time_budget_seconds;  // stop drawing new seeds after this long
+    // Set (from a signal handler) to stop drawing new seeds; the seeds in flight finish, so the
+    // summary covers a prefix of the seed range and nothing found so far is lost.
+    const std::atomic<bool>* interrupted = nullptr;
     unsigned jobs = 1;
     unsigned shard_index = 0;  // this shard takes seeds with offset % count == index
     unsigned shard_count = 1;
@@ -30,8 +41,8 @@ struct ExploreOptions {
     bool stop_at_first_violation = false;
     // Applied to every drawn scenario before it runs (the CLI's trainer overrides).
     std::function<void(Scenario&)> adjust;
-    // Called on the calling thread about every 200 ms with (scenarios done, violations so far).
-    std::function<void(std::uint64_t, std::uint64_t)> progress;
+    // Called on the calling thread about every 200 ms.
+    std::function<void(const ExploreProgress&)> progress;
 };
 
 struct FoundViolation {
@@ -54,6 +65,9 @@ struct ExploreSummary {
     std::string trace_hash;                  // FNV-1a over every scenario's hash, in seed order
     std::uint64_t first_seed = 0;
     std::uint64_t last_seed = 0;
+    unsigned shard_index = 0;  // as in the options: seeds with offset % shard_count == shard_index
+    unsigned shard_count = 1;
+    bool interrupted = false;   // stopped early by ExploreOptions::interrupted
     double wall_seconds = 0.0;  // not part of any hash; for the human summary only
 };
 

@@ -14,13 +14,15 @@ namespace ckpt::sim {
 
 // What one scenario did, for explore's summary and the benchmarks' sanity figures.
 struct RunStats {
-    std::uint64_t steps = 0;         // optimizer steps on rank 0, retrained ones included
-    std::uint64_t evaluations = 0;   // checkpoint evaluations (rank 0)
-    std::uint64_t checkpoints = 0;   // native checkpoints written
-    std::uint64_t incarnations = 0;  // job starts, the first included
-    std::uint64_t resumes = 0;       // starts from a checkpoint
-    std::uint64_t hangs = 0;         // hangs detected (with or without a watchdog)
-    std::int64_t virtual_ms = 0;     // simulated wall time
+    std::uint64_t steps = 0;              // optimizer steps on rank 0, retrained ones included
+    std::uint64_t evaluations = 0;        // checkpoint evaluations (rank 0)
+    std::uint64_t checkpoints = 0;        // native checkpoints written
+    std::uint64_t incarnations = 0;       // job starts, the first included
+    std::uint64_t resumes = 0;            // starts from a checkpoint
+    std::uint64_t hangs = 0;              // hangs detected (with or without a watchdog)
+    std::uint64_t watchdog_restarts = 0;  // of those, ended by the watchdog and restarted
+    std::uint64_t stopped_by_policy = 0;  // 1 when the job finished because patience ran out
+    std::int64_t virtual_ms = 0;          // simulated wall time
     std::array<std::uint64_t, kCrashPointCount> crash_point_passes{};  // rank 0 passages
     std::array<std::uint64_t, kCrashPointCount> crash_point_hits{};    // crashes injected there
     std::map<std::string, std::uint64_t> crashes;  // process_kill / power_loss:<mode> / rank_kill

@@ -5,9 +5,40 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/base/version.hpp"
+
 namespace ckpt::sim {
 
 using nlohmann::json;
+
+namespace {
+
+// Format 1 had no version fields, so their absence means 1. A newer format is refused rather
+// than half-read: its fields may mean something this build does not know.
+void check_format(const json& document) {
+    const auto format = document.find("scenario_format");
+    if (format == document.end()) {
+        return;
+    }
+    if (!format->is_number_integer() || format->get<std::int64_t>() < 1) {
+        throw ScenarioError("scenario file field 'scenario_format': must be a positive integer");
+    }
+    if (format->get<std::int64_t>() > kScenarioFormat) {
+        const auto writer = document.find("ckptsim_version");
+        throw ScenarioError("scenario file field 'scenario_format': format " + format->dump() +
+                            (writer != document.end() && writer->is_string()
+                                 ? " (written by ckptsim " + writer->get<std::string>() + ")"
+                                 : std::string()) +
+                            " is newer than this ckptsim " + std::string(kCkptsimVersion) + " reads (up to " +
+                            std::to_string(kScenarioFormat) + "); replay it with a newer ckptsim");
+    }
+    if (const auto writer = document.find("ckptsim_version");
+        writer != document.end() && !writer->is_string()) {
+        throw ScenarioError("scenario file field 'ckptsim_version': must be a string");
+    }
+}
+
+}  // namespace
 
 ScenarioFile ScenarioFile::parse(const json& document) {
     ScenarioFile file;
@@ -16,10 +47,12 @@ ScenarioFile ScenarioFile::parse(const json& document) {
         return file;
     }
     for (const auto& [key, value] : document.items()) {
-        if (key != "scenario" && key != "mutant" && key != "expected" && key != "note") {
+        if (key != "scenario" && key != "mutant" && key != "expected" && key != "note" &&
+            key != "ckptsim_version" && key != "scenario_format") {
             throw ScenarioError("scenario file field '" + key + "': unknown field");
         }
     }
+    check_format(document);
     file.scenario = Scenario::from_json(document.at("scenario"));
     if (const auto mutant = document.find("mutant"); mutant != document.end() && !mutant->is_null()) {
         const auto found = mutant->is_string() ? mutants::find(mutant->get<std::string>()) : std::nullopt;
@@ -60,7 +93,9 @@ ScenarioFile ScenarioFile::load(const std::string& path) {
 }
 
 json ScenarioFile::to_json() const {
-    json out = {{"scenario", scenario.to_json()}};
+    json out = {{"ckptsim_version", kCkptsimVersion},
+                {"scenario_format", kScenarioFormat},
+                {"scenario", scenario.to_json()}};
     if (mutant) {
         out["mutant"] = mutants::name_of(*mutant);
     }

@@ -255,6 +255,7 @@ class Simulation final : public EventSink {
             apply_crash(crash);
         } catch (const WatchdogTimeout& timeout) {
             world_.stats.hangs += 1;
+            world_.stats.watchdog_restarts += 1;
             world_.trace_sink.record(-1, "watchdog", {{"hang", timeout.result().hang}});
             emit(RanksEnded{timeout.result(), count_dead(timeout.result())});
             world_.fs.process_kill();
@@ -268,7 +269,10 @@ class Simulation final : public EventSink {
             if (final_state) {
                 emit(JobFinished{*final_state});
             }
-            end(Outcome::finished, "trained to the end or stopped by the policy");
+            const bool policy_stop = final_state && final_state->stop_requested;
+            world_.stats.stopped_by_policy += policy_stop ? 1 : 0;
+            end(Outcome::finished, policy_stop ? "stopped by the policy: patience ran out"
+                                               : "trained to the end: max_steps, or another callback's stop");
             return true;
         }
         const int dead = count_dead(result);
