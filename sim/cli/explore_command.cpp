@@ -47,8 +47,9 @@ std::pair<unsigned, unsigned> parse_shard(const std::string& text) {
     return {k - 1, n};
 }
 
-void save_violations(const sim::ExploreSummary& summary, const std::string& out_dir,
-                     std::vector<std::string>& replays) {
+// Each file carries the armed mutant, so its replay reproduces the violation on its own.
+void save_violations(const sim::ExploreSummary& summary, std::optional<mutants::Mutant> mutant,
+                     const std::string& out_dir, std::vector<std::string>& replays) {
     if (summary.violations.empty()) {
         return;
     }
@@ -56,10 +57,12 @@ void save_violations(const sim::ExploreSummary& summary, const std::string& out_
     for (const auto& found : summary.violations) {
         sim::ScenarioFile file;
         file.scenario = found.scenario;
+        file.mutant = mutant;
         sim::ScenarioResult result;
         result.violations = found.violations;
         file.expected = sim::verdicts(result);
-        const auto path = out_dir + "/seed-" + std::to_string(found.seed) + ".json";
+        const auto path = out_dir + "/seed-" + std::to_string(found.seed) +
+                          (mutant ? "-" + std::string(mutants::name_of(*mutant)) : std::string()) + ".json";
         file.save(path);
         replays.push_back("ckptsim replay " + path);
     }
@@ -119,7 +122,7 @@ int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
                   << " scenarios finished\n";
     }
     std::vector<std::string> replays;
-    save_violations(summary, o.out_dir, replays);
+    save_violations(summary, options.mutant, o.out_dir, replays);
     if (!o.junit.empty()) {
         write_junit_file(o.junit, summary, replays);
     }
