@@ -36,9 +36,16 @@ inline std::string read_all(const std::filesystem::path& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Runs `args` (args[0] the executable's path) in `dir`, which also receives its stdout and
-// stderr files; the files are removed once read. Its stdin is `stdin_path`, or /dev/null.
-inline Completed run_process(std::vector<std::string> args, const std::filesystem::path& dir,
+// A started child: its pid and where its stdout and stderr go.
+struct Started {
+    pid_t pid = -1;
+    std::filesystem::path out_path;
+    std::filesystem::path err_path;
+};
+
+// Starts `args` (args[0] the executable's path) in `dir`, which also receives its stdout and
+// stderr files. Its stdin is `stdin_path`, or /dev/null.
+inline Started start_process(std::vector<std::string> args, const std::filesystem::path& dir,
                              const std::optional<std::filesystem::path>& stdin_path = std::nullopt) {
     std::vector<char*> argv;
     for (auto& arg : args) {
@@ -47,12 +54,11 @@ inline Completed run_process(std::vector<std::string> args, const std::filesyste
     argv.push_back(nullptr);
     const auto dir_name = dir.string();
     const auto in_name = stdin_path ? stdin_path->string() : std::string("/dev/null");
-    const auto out_path = dir / "stdout";
-    const auto err_path = dir / "stderr";
-    const auto out_name = out_path.string();
-    const auto err_name = err_path.string();
-    const pid_t pid = fork();
-    if (pid == 0) {
+    Started started{-1, dir / "stdout", dir / "stderr"};
+    const auto out_name = started.out_path.string();
+    const auto err_name = started.err_path.string();
+    started.pid = fork();
+    if (started.pid == 0) {
         const int in = open(in_name.c_str(), O_RDONLY);
         const int out = open(out_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         const int err = open(err_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -63,17 +69,27 @@ inline Completed run_process(std::vector<std::string> args, const std::filesyste
         execv(argv[0], argv.data());
         _exit(127);
     }
+    EXPECT_GT(started.pid, 0) << std::strerror(errno);
+    return started;
+}
+
+// Waits for the child and collects what it printed; the output files are removed once read.
+inline Completed finish_process(const Started& started) {
     Completed done;
-    EXPECT_GT(pid, 0) << std::strerror(errno);
     int status = 0;
-    EXPECT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_EQ(waitpid(started.pid, &status, 0), started.pid);
     done.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    done.out = read_all(out_path);
-    done.err = read_all(err_path);
+    done.out = read_all(started.out_path);
+    done.err = read_all(started.err_path);
     std::error_code ignored;
-    std::filesystem::remove(out_path, ignored);
-    std::filesystem::remove(err_path, ignored);
+    std::filesystem::remove(started.out_path, ignored);
+    std::filesystem::remove(started.err_path, ignored);
     return done;
+}
+
+inline Completed run_process(std::vector<std::string> args, const std::filesystem::path& dir,
+                             const std::optional<std::filesystem::path>& stdin_path = std::nullopt) {
+    return finish_process(start_process(std::move(args), dir, stdin_path));
 }
 
 // `ckptsim ARGS` run in `dir`, so default output directories land there too.
