@@ -13,8 +13,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kDecisionOperation = "checkpoint evaluation decision";
-constexpr const char* kPersistOperation = "checkpoint evaluation persist";
+// Bare names: the shared outcome prefixes "checkpoint evaluation " to every operation.
+constexpr const char* kDecisionOperation = "decision";
+constexpr const char* kPersistOperation = "persist";
 
 // A lower score has no checkpoint to live in: persist it now, inside a rank-zero envelope of
 // its own, so an I/O error fails every rank alike.

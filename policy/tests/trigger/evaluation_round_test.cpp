@@ -2,6 +2,7 @@
 // file system backends, and as rank 0 and rank 1 of two (rank 1 replays rank 0's broadcasts).
 #include "policy/trigger/evaluation_round.hpp"
 
+#include <cmath>
 #include <deque>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "policy/ports/rank_zero_outcome.hpp"
 #include "policy/tests/support/file_system_backends.hpp"
 #include "policy/tests/support/trigger_callback_test_support.hpp"
 
@@ -74,8 +76,25 @@ TYPED_TEST(EvaluationRound, AnImprovedScoreKeepsTheSaveAndPersistsNothing) {
     EXPECT_TRUE(control.should_save);
     EXPECT_EQ(callback.pending_checkpoint_save_step(), 10);
     EXPECT_FALSE(this->fs().exists(this->sidecar_path()));
-    EXPECT_THAT(observer.events, ElementsAre("enter checkpoint evaluation decision", "decision save",
-                                             "state 1", "before apply, saving", "recorded"));
+    EXPECT_THAT(observer.events, ElementsAre("enter decision", "decision save", "state 1",
+                                             "before apply, saving", "recorded"));
+}
+
+// The shared outcome names the operation once: "checkpoint evaluation decision failed", not
+// "checkpoint evaluation checkpoint evaluation decision failed".
+TYPED_TEST(EvaluationRound, ARankZeroFailureNamesTheOperationOnce) {
+    auto callback = this->make();
+    RecordingRoundObserver observer;
+    auto control = save_event();
+    try {
+        run_checkpoint_evaluation_round(this->collective_, callback, control, std::nan(""), 10, observer);
+        FAIL() << "a NaN score must fail the round";
+    } catch (const RankZeroFailure& failure) {
+        EXPECT_THAT(failure.what(),
+                    ::testing::StartsWith("checkpoint evaluation decision failed on global rank "
+                                          "zero (ValueError): checkpoint evaluation score must be "
+                                          "finite"));
+    }
 }
 
 TYPED_TEST(EvaluationRound, ALowerScoreVetoesTheSaveAndIsPersistedAtOnce) {
@@ -91,9 +110,9 @@ TYPED_TEST(EvaluationRound, ALowerScoreVetoesTheSaveAndIsPersistedAtOnce) {
     EXPECT_FALSE(control.should_save);
     EXPECT_TRUE(control.should_training_stop);
     EXPECT_EQ(this->read_json(this->sidecar_path())["checkpoint_eval_state"], callback.policy().state_dict());
-    EXPECT_THAT(observer.events, ElementsAre("enter checkpoint evaluation decision", "decision no save",
-                                             "state 2", "before apply, saving", "stop", "recorded",
-                                             "enter checkpoint evaluation persist", "persisted"));
+    EXPECT_THAT(observer.events,
+                ElementsAre("enter decision", "decision no save", "state 2", "before apply, saving", "stop",
+                            "recorded", "enter persist", "persisted"));
 }
 
 TEST(EvaluationRoundOfTwoRanks, RankOneAdoptsRankZerosDecisionAndStateAndTouchesNoFile) {
@@ -124,11 +143,9 @@ TEST(EvaluationRoundOfTwoRanks, RankOneAdoptsRankZerosDecisionAndStateAndTouches
         EXPECT_EQ(one_control.should_training_stop, zero_control.should_training_stop);
         EXPECT_EQ(rank_one.policy().state_dict(), rank_zero.policy().state_dict());
     }
-    EXPECT_THAT(
-        one_events.events,
-        ElementsAre("enter checkpoint evaluation decision", "state 1", "before apply, saving", "recorded",
-                    "enter checkpoint evaluation decision", "state 2", "before apply, saving", "stop",
-                    "recorded", "enter checkpoint evaluation persist"));
+    EXPECT_THAT(one_events.events,
+                ElementsAre("enter decision", "state 1", "before apply, saving", "recorded", "enter decision",
+                            "state 2", "before apply, saving", "stop", "recorded", "enter persist"));
     EXPECT_TRUE(rank_one_collective.rank_zero_outcomes.empty());
 }
 
