@@ -1,10 +1,14 @@
 // `ckptsim run` and `ckptsim replay`: one scenario, every property checked, twice for P8.
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <unistd.h>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/mutant_flag.hpp"
 #include "sim/cli/scenario_report.hpp"
+#include "sim/cli/trace_svg.hpp"
+#include "sim/cli/trace_text.hpp"
 #include "sim/cli/trainer_overrides.hpp"
 #include "sim/scenario/swarm.hpp"
 
@@ -15,6 +19,9 @@ struct RunOptions {
     std::uint64_t seed = 0;
     bool json = false;
     std::string trace_path;
+    bool trace_text = false;
+    std::string svg_path;
+    bool svg_time = false;
     std::string out_dir = "ckptsim-failures";
     std::string mutant;
     int ranks = 0;
@@ -23,10 +30,38 @@ struct RunOptions {
     TrainerOverrides trainer;
 };
 
+// The readable trace: all of it with --trace-text; without it, a failed run shows the 30 lines
+// that lead to its first violation and the few after it (never with --json).
+void print_readable_trace(const ScenarioReport& report, const RunOptions& options) {
+    const auto& lines = report.result.trace;
+    TextTraceOptions text;
+    text.colour = isatty(STDOUT_FILENO) != 0;
+    if (!options.trace_text) {
+        const auto violation = first_violation_line(lines);
+        if (options.json || violation == lines.size()) {
+            return;
+        }
+        text.first = violation > 30 ? violation - 30 : 0;
+        text.last = violation + 4;
+        std::cout << "trace up to the first violation (lines " << text.first << ".."
+                  << std::min(text.last, lines.size()) - 1 << " of " << lines.size()
+                  << "; all of it: --trace-text)\n";
+    }
+    print_text_trace(std::cout, lines, text);
+}
+
 int report_and_exit(const ScenarioReport& report, const RunOptions& options) {
     if (!options.trace_path.empty()) {
         write_trace(options.trace_path, report.result);
     }
+    if (!options.svg_path.empty()) {
+        std::ofstream svg(options.svg_path, std::ios::binary | std::ios::trunc);
+        svg << render_svg_timeline(report.result.trace, {options.svg_time});
+        if (!svg) {
+            throw sim::ScenarioError("cannot write the timeline to " + options.svg_path);
+        }
+    }
+    print_readable_trace(report, options);
     if (options.json) {
         std::cout << report_json(report).dump() << "\n";
     } else {
@@ -45,6 +80,11 @@ void apply_mutant(sim::ScenarioFile& file, const std::string& name) {
 void add_common(CLI::App* command, RunOptions& options) {
     command->add_flag("--json", options.json, "Print one JSON object");
     command->add_option("--trace", options.trace_path, "Write the trace as JSON Lines to this file");
+    command->add_flag("--trace-text", options.trace_text,
+                      "Print the whole readable trace (a failed run prints the lines before its violation)");
+    command->add_option("--svg", options.svg_path, "Draw the run's timeline as SVG into this file");
+    command->add_flag("--svg-time", options.svg_time,
+                      "In the SVG, x is virtual time instead of the training step");
     command->add_option("--mutant", options.mutant,
                         "Run with a catalogue mutant armed (mutation testing); 'none' runs the real code");
 }
@@ -82,8 +122,7 @@ Command add_run_command(CLI::App& parent) {
                 options->trainer.apply(file.scenario);
                 apply_mutant(file, options->mutant);
                 file.scenario.validate();
-                return report_and_exit(run_and_report(file, !options->trace_path.empty(), options->out_dir),
-                                       *options);
+                return report_and_exit(run_and_report(file, true, options->out_dir), *options);
             }};
 }
 
@@ -99,7 +138,7 @@ Command add_replay_command(CLI::App& parent) {
     return {command, [options, path]() {
                 auto file = sim::ScenarioFile::load(*path);
                 apply_mutant(file, options->mutant);
-                auto report = run_and_report(file, !options->trace_path.empty(), options->out_dir);
+                auto report = run_and_report(file, true, options->out_dir);
                 // A replay of a saved file points back at that file, not a copy of it.
                 if (!report.result.ok()) {
                     report.replay_command = "ckptsim replay " + *path;

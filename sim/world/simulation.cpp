@@ -12,6 +12,7 @@
 #include "sim/faults/simulated_crash.hpp"
 #include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
+#include "sim/world/event_names.hpp"
 #include "sim/world/world.hpp"
 
 namespace ckpt::sim {
@@ -53,9 +54,7 @@ class Simulation final : public EventSink {
         // Violations found while an incarnation runs are part of its story.
         world_.oracles.violations().set_listener([this](const Violation& violation) {
             if (scheduler_ != nullptr) {
-                world_.trace_sink.record(
-                    -1, "violation",
-                    {{"property", id_of(violation.property)}, {"message", violation.message}});
+                pending_violations_.push_back(violation);
             }
         });
     }
@@ -69,7 +68,7 @@ class Simulation final : public EventSink {
     // executed, so every sink saw the event before a crash unwinds the ranks.
     void emit(const Event& event) override {
         std::visit(
-            [this](const auto& e) {
+            [this, &event](const auto& e) {
                 on_phase(e);
                 world_.save_window.on(e);
                 world_.ledger_writer.on(e);
@@ -77,7 +76,9 @@ class Simulation final : public EventSink {
                 world_.faults.on(e);
                 world_.clock.on(e);
                 world_.stats_sink.on(e);
+                const auto first_line = world_.trace.events();
                 world_.trace_sink.on(e);
+                trace_pending_violations(event, first_line);
             },
             event);
         if (const auto due = world_.faults.take_due()) {
@@ -120,6 +121,24 @@ class Simulation final : public EventSink {
         scheduler_ = nullptr;
     }
     void on_phase(const auto&) noexcept {}
+
+    // A violation's line follows the line of the event it judges (`first_line`, the trace's
+    // line count before that event wrote), and says which event that was: "judges" is the
+    // judged line's number (0-based, the scenario line being 0) or null when the event wrote none.
+    void trace_pending_violations(const Event& event, std::uint64_t first_line) {
+        if (pending_violations_.empty()) {
+            return;
+        }
+        const bool wrote = world_.trace.events() > first_line;
+        for (const auto& violation : pending_violations_) {
+            world_.trace_sink.record(-1, "violation",
+                                     {{"property", id_of(violation.property)},
+                                      {"message", violation.message},
+                                      {"event", event_name(event)},
+                                      {"judges", wrote ? nlohmann::json(first_line) : nlohmann::json()}});
+        }
+        pending_violations_.clear();
+    }
 
     // The disk's hooks: only rank 0's operations inside an incarnation are the callback's.
     bool rank_zero_is_running() const { return scheduler_ != nullptr && scheduler_->current_rank() == 0; }
@@ -310,7 +329,8 @@ class Simulation final : public EventSink {
     World world_;
     Outcome outcome_ = Outcome::finished;
     std::string outcome_detail_;
-    RankScheduler* scheduler_ = nullptr;  // the running incarnation's, or none
+    RankScheduler* scheduler_ = nullptr;         // the running incarnation's, or none
+    std::vector<Violation> pending_violations_;  // found by the checkers, traced after the event
 };
 
 }  // namespace

@@ -14,13 +14,65 @@ void TraceSink::on(const ResumeSourceChosen& e) {
     record(-1, "resume", {{"checkpoint", e.name}, {"complete", e.complete}});
 }
 
+namespace {
+
+// The policy state as the readable trace shows it: best, streak, evaluations, stop.
+json state_json(const CheckpointEvaluationState& s) {
+    return {{"best_score", s.best_score ? json(*s.best_score) : json()},
+            {"best_step", s.best_step ? json(*s.best_step) : json()},
+            {"best_is_external", s.best_is_external},
+            {"streak", s.lower_score_streak},
+            {"evaluations", s.evaluation_count},
+            {"stop_requested", s.stop_requested}};
+}
+
+// The evaluation count a stored callback state holds, wherever its exporter nested it.
+std::optional<std::int64_t> find_evaluation_count(const json& j) {
+    if (j.is_object()) {
+        if (const auto it = j.find("evaluation_count"); it != j.end() && it->is_number_integer()) {
+            return it->get<std::int64_t>();
+        }
+    }
+    if (j.is_structured()) {
+        for (const auto& child : j) {
+            if (auto found = find_evaluation_count(child)) {
+                return found;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+void TraceSink::on(const CallbacksRestored& e) {
+    checkpoint_evaluations_ = find_evaluation_count(e.restored_states);
+}
+
+// "source": fresh (no resume), checkpoint (the resume checkpoint's trainer_state.json) or
+// sidecar (the sidecar's newer state was adopted over it).
+void TraceSink::on(const TrainBegan& e) {
+    const char* source = "fresh";
+    if (e.resumed) {
+        source =
+            checkpoint_evaluations_.value_or(0) == e.restored.evaluation_count ? "checkpoint" : "sidecar";
+    }
+    record(0, "restored", {{"source", source}, {"state", state_json(e.restored)}});
+    checkpoint_evaluations_.reset();
+}
+
+void TraceSink::on(const SidecarPersisted& e) {
+    record(0, "sidecar", {{"evaluations", e.state.evaluation_count}});
+}
+
 void TraceSink::on(const DecisionMade& e) {
     record(0, "evaluation",
            {{"step", e.step},
             {"score", e.score},
             {"reason", to_string(e.decision.reason)},
             {"streak", e.decision.lower_score_streak},
-            {"stop", e.decision.should_stop}});
+            {"stop", e.decision.should_stop},
+            {"state", state_json(e.after)}});
 }
 
 void TraceSink::on(const CheckpointStarted& e) {

@@ -2,6 +2,8 @@
 // incarnation; events that are not part of the run's story write nothing.
 #pragma once
 
+#include <optional>
+
 #include "sim/events/event.hpp"
 #include "sim/events/virtual_clock.hpp"
 #include "sim/world/trace.hpp"
@@ -20,6 +22,9 @@ class TraceSink {
 
     void on(const IncarnationBegan& e);
     void on(const ResumeSourceChosen& e);
+    void on(const CallbacksRestored& e);
+    void on(const TrainBegan& e);
+    void on(const SidecarPersisted& e);
     void on(const DecisionMade& e);
     void on(const CheckpointStarted& e);
     void on(const Committed& e);
@@ -36,6 +41,9 @@ class TraceSink {
     Trace& trace_;
     const VirtualClock& clock_;
     const int& incarnation_;
+    // The evaluations the resume checkpoint's trainer_state.json carried for the policy, to
+    // tell a state restored from the checkpoint from one adopted from the sidecar.
+    std::optional<std::int64_t> checkpoint_evaluations_;
 };
 
 }  // namespace ckpt::sim
