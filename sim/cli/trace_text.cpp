@@ -51,6 +51,32 @@ std::string all_ranks_cell(const std::string& kind) {
     return {};
 }
 
+// Faults and the ways an incarnation ends, in words; empty for other kinds.
+std::string describe_job_end(const TraceLine& l) {
+    const auto& j = l.line;
+    const auto& k = l.kind;
+    const auto field = [&j](const char* key) { return num(j.value(key, json())); };
+    if (k == "power_loss")
+        return "power lost (" + field("mode") + "): " + field("kept") + " pending writes kept, " +
+               field("torn") + " torn, " + field("pending") + " pending";
+    if (k == "watchdog")
+        return "watchdog ends the hung job: " + field("hang");
+    if (k == "preemption")
+        return "job preempted after " + field("after");
+    if (k == "io_error")
+        return "I/O error injected on " + field("target") + " of " + field("path");
+    if (k == "corrupt")
+        return "corruption injected into " +
+               (j.contains("path") ? field("path") : "checkpoint-" + field("checkpoint"));
+    if (k == "remove_incomplete")
+        return "rank 0 removes incomplete " + field("checkpoint");
+    if (k == "job_died")
+        return "the job dies: " + field("dead_ranks") + " dead ranks";
+    if (k == "job_failed")
+        return "the job fails: " + field("error");
+    return {};
+}
+
 std::string describe(const TraceLine& l) {
     const auto& j = l.line;
     const auto& k = l.kind;
@@ -91,6 +117,8 @@ std::string describe(const TraceLine& l) {
     if (k == "end")
         return "end: " + num(j.value("outcome", json())) +
                (num(j.value("detail", json())).empty() ? "" : " (" + num(j["detail"]) + ")");
+    if (auto words = describe_job_end(l); !words.empty())
+        return words;
     json rest = j;
     for (const char* key : {"t", "inc", "rank", "kind"})
         rest.erase(key);
