@@ -262,7 +262,7 @@ CallbackRestorePlan plan_callback_restore(const nlohmann::json& saved,
     for (const auto& [class_name, states] : by_class) {
         const bool configured_class =
             std::any_of(configured.begin(), configured.end(),
-                        [&](const auto& callback) { return callback.class_name == class_name; });
+                        [&name = class_name](const auto& callback) { return callback.class_name == name; });
         if (!configured_class && !states.empty()) {
             not_configured.push_back(class_name);
         }

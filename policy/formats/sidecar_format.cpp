@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/untrusted_json.hpp"
 #include "policy/formats/state_json_text.hpp"
 #include "policy/python/python_values.hpp"
 
@@ -151,9 +152,10 @@ SidecarDocument read_sidecar(FileSystem& fs, const std::string& path) {
     }
     document.shape = SidecarShape::unreadable;
     try {
-        document.payload = json::parse(fs.read_file(path));
-    } catch (const std::exception&) {
+        document.payload = parse_untrusted_json(fs.read_file(path), path);
+    } catch (const std::exception& error) {
         document.payload = nullptr;
+        document.unreadable_reason = error.what();
         return document;
     }
     classify_and_migrate(document);

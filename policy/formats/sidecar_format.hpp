@@ -52,6 +52,10 @@ struct SidecarDocument {
     nlohmann::json payload;
     // The version the file declares, once it is one this build reads (1 or 2).
     std::optional<int> version_on_disk;
+    // Why an unreadable sidecar was refused (the read error, or untrusted_json's reason: invalid
+    // UTF-8, a duplicate key, nesting past the cap, ...). The seed's ValueError keeps its own
+    // words; this is for reports such as `inspect`.
+    std::string unreadable_reason;
 
     // The checkpoint_eval_state object whenever the document holds one, even at another version.
     const nlohmann::json* policy_state() const;
@@ -61,7 +65,8 @@ struct SidecarDocument {
     void throw_if_malformed(const std::string& path) const;
 };
 
-// Reads the sidecar at `path` (exists, then read_file), never raising for its content.
+// Reads the sidecar at `path` (exists, then read_file), never raising for its content. The text
+// is parsed under untrusted_json's limits, so a duplicate key is unreadable (Python keeps the last).
 SidecarDocument read_sidecar(FileSystem& fs, const std::string& path);
 
 }  // namespace ckpt

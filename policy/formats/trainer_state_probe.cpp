@@ -78,6 +78,10 @@ class GlobalStepProbe final : public nlohmann::json_sax<nlohmann::json> {
 }  // namespace
 
 std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_json) {
+    // nlohmann's lexer takes a NUL byte for the end of input, so "{...}\0junk" would pass.
+    if (trainer_state_json.find('\0') != std::string_view::npos) {
+        return std::nullopt;
+    }
     GlobalStepProbe probe;
     const bool valid =
         nlohmann::json::sax_parse(trainer_state_json.begin(), trainer_state_json.end(), &probe);

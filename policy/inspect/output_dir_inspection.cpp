@@ -7,10 +7,12 @@
 #include <utility>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/untrusted_json.hpp"
 #include "policy/formats/document_migrations.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/formats/sidecar_format.hpp"
 #include "policy/inspect/final_checkpoint_inspection.hpp"
+#include "policy/inspect/foreign_content.hpp"
 #include "policy/inspect/ignored_sidecar_explanation.hpp"
 #include "policy/output_dir/checkpoint_completeness.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
@@ -33,12 +35,24 @@ std::string plural(std::int64_t count, const std::string& noun) {
     return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
-std::optional<json> parse_object_file(FileSystem& fs, const std::string& path) {
+// A trainer_state.json parsed under untrusted_json's limits, or why it was refused.
+struct ParsedObject {
+    std::optional<json> document;
+    std::string refusal;
+};
+
+ParsedObject parse_object_file(FileSystem& fs, const std::string& path, const std::string& shown) {
     try {
-        auto document = json::parse(fs.read_file(path), nullptr, /*allow_exceptions=*/false);
-        return document.is_object() ? std::optional(std::move(document)) : std::nullopt;
-    } catch (const FileSystemError&) {
-        return std::nullopt;
+        auto document = parse_untrusted_json(fs.read_file(path), shown);
+        if (!document.is_object()) {
+            return {std::nullopt,
+                    shown + ": the top level is a " + std::string(document.type_name()) + ", not an object"};
+        }
+        return {std::move(document), {}};
+    } catch (const MalformedJson& error) {
+        return {std::nullopt, error.what()};
+    } catch (const FileSystemError& error) {
+        return {std::nullopt, error.what()};
     }
 }
 
@@ -50,12 +64,21 @@ class Inspector {
 
     OutputDirInspection run() {
         require_readable_directory();
-        survey_checkpoints();
-        survey_temp_files();
-        forecast_resume();
-        check_sidecar();
-        check_policy_outcome();
-        check_final_checkpoint();
+        // Past the listing, an entry that cannot be read (no permission, a symlink loop, a
+        // device) is a finding about that entry: the report so far still stands.
+        try {
+            survey_names();
+            survey_checkpoints();
+            survey_temp_files();
+            forecast_resume();
+            check_sidecar();
+            check_policy_outcome();
+            check_final_checkpoint();
+        } catch (const FileSystemError& error) {
+            problem("unreadable_entry", std::string(error.what()) +
+                                            ". The inspection stopped here; fix the "
+                                            "permissions or remove the entry.");
+        }
         return std::move(report_);
     }
 
@@ -74,6 +97,24 @@ class Inspector {
                                   fs_.exists(dir_) || fs_.is_symlink(dir_) ? ENOTDIR : ENOENT);
         }
         names_ = fs_.list_dir(dir_);
+    }
+
+    void survey_names() {
+        for (const auto& name : names_) {
+            if (name.rfind("checkpoint-", 0) != 0) {
+                continue;
+            }
+            if (!fs_.is_dir(path_of(name))) {
+                problem("foreign_entry", name +
+                                             " is not a directory (a file, or a symlink that leads nowhere): "
+                                             "Transformers and ckptsim both skip it, but nothing the Trainer "
+                                             "writes looks like it. Move it out.");
+                continue;
+            }
+            if (const auto defect = checkpoint_name_defect(name); !defect.empty()) {
+                problem("unusual_checkpoint_name", name + ": " + defect + ". Rename or move it.");
+            }
+        }
     }
 
     void survey_checkpoints() {
@@ -164,12 +205,30 @@ class Inspector {
                     "it is incomplete: " + why + ". Move it out of the output directory so that a resume " +
                     (fallback ? "starts from " + fallback->name : std::string("starts from scratch")) + ".");
         }
-        auto trainer_state = parse_object_file(fs_, join_path(directory, kTrainerStateName));
-        if (!trainer_state) {
+        const auto shown = checkpoint.name + "/" + std::string(kTrainerStateName);
+        auto parsed = parse_object_file(fs_, join_path(directory, kTrainerStateName), shown);
+        if (!parsed.document) {
+            // An incomplete checkpoint is already reported; a complete one the strict reader
+            // refuses (a duplicate key, nesting past the cap) is foreign.
+            if (is_complete_checkpoint(fs_, dir_, checkpoint.step)) {
+                problem("malformed_trainer_state", parsed.refusal +
+                                                       ". Transformers may read it differently "
+                                                       "from ckptsim; restore it from a backup.");
+            }
             if (is_pick) {
-                fail_resume(checkpoint.name + "/trainer_state.json cannot be loaded");
+                fail_resume(shown + " cannot be loaded");
             }
             return;
+        }
+        auto& trainer_state = parsed.document;
+        for (const auto& defect : stateful_callbacks_defects(*trainer_state)) {
+            problem("malformed_stateful_callbacks",
+                    shown + ": " + defect +
+                        ". Transformers' _load_callback_state raises on it when "
+                        "restore_callback_states_from_checkpoint is set.");
+            if (is_pick) {
+                fail_resume(shown + ": " + defect);
+            }
         }
         try {
             if (trainer_state_migrations().version_of(*trainer_state) == 0) {
@@ -245,6 +304,21 @@ class Inspector {
         sidecar.present = document.shape != SidecarShape::missing;
         sidecar.version = document.version_on_disk;
         sidecar.last_evaluated_step = document.last_evaluated_step();
+        if (fs_.is_symlink(path)) {
+            problem("foreign_entry", path + " is a symlink (to '" + fs_.readlink(path) +
+                                         "'); the callback only ever writes a regular file there, and a "
+                                         "resume reads whatever it points at.");
+        }
+        for (const auto& defect : sidecar_type_defects(document.payload)) {
+            problem("sidecar_wrong_type", std::string(kSidecarName) + ": " + defect +
+                                              ". The callback never writes that type: the file is foreign or "
+                                              "hand-edited, and a resume coerces it as Python would.");
+        }
+        for (const auto& field : unknown_sidecar_fields(document.payload)) {
+            problem("unknown_sidecar_field", std::string(kSidecarName) + " holds the field '" + field +
+                                                 "', which no version of the sidecar writes: it is foreign "
+                                                 "or hand-edited, and the callback ignores it.");
+        }
         const json* policy_state = document.policy_state();
         if (policy_state != nullptr) {
             const auto state = policy_state->value("state", *policy_state);
@@ -283,6 +357,9 @@ class Inspector {
             std::string what = error.what();
             if (what.find(path) == std::string::npos) {
                 what = path + ": " + what;
+            }
+            if (!document.unreadable_reason.empty()) {
+                what += " (" + document.unreadable_reason + ")";
             }
             problem("corrupt_sidecar",
                     what +

@@ -23,4 +23,11 @@ FileSystemError::FileSystemError(std::string operation, std::string path, int er
       path_(std::move(path)),
       error_number_(error_number) {}
 
+FileSystemError::FileSystemError(std::string operation, std::string path, int error_number,
+                                 const std::string& detail)
+    : std::runtime_error(operation + " '" + path + "': " + detail),
+      operation_(std::move(operation)),
+      path_(std::move(path)),
+      error_number_(error_number) {}
+
 }  // namespace ckpt

@@ -12,6 +12,9 @@ namespace ckpt {
 class FileSystemError : public std::runtime_error {
   public:
     FileSystemError(std::string operation, std::string path, int error_number);
+    // With `detail` in place of the errno text, when errno alone would mislead ("not a regular
+    // file (a FIFO)" rather than "Invalid argument").
+    FileSystemError(std::string operation, std::string path, int error_number, const std::string& detail);
 
     const std::string& operation() const noexcept { return operation_; }
     const std::string& path() const noexcept { return path_; }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <dirent.h>
 #include <fcntl.h>
 #include <memory>
@@ -129,11 +130,45 @@ void remove_contents(int dir_fd, const std::string& path) {
     }
 }
 
+const char* file_kind(mode_t mode) {
+    if (S_ISFIFO(mode)) {
+        return "a FIFO";
+    }
+    if (S_ISCHR(mode)) {
+        return "a character device";
+    }
+    if (S_ISBLK(mode)) {
+        return "a block device";
+    }
+    if (S_ISSOCK(mode)) {
+        return "a socket";
+    }
+    return S_ISDIR(mode) ? "a directory" : "not a file";
+}
+
+std::string too_large(std::uint64_t cap) {
+    return "larger than the " + std::to_string(cap >> 20) + " MiB that ckptsim reads";
+}
+
 }  // namespace
 
 std::string PosixFileSystem::read_file(const std::string& path) {
-    FileDescriptor fd = open_or_throw("read_file", path, O_RDONLY);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer. The checks then run on what was
+    // opened (fstat), so a path swapped between a check and the open cannot slip through.
+    FileDescriptor fd = open_or_throw("read_file", path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    struct stat status {};
+    if (::fstat(fd.get(), &status) != 0) {
+        throw FileSystemError("read_file", path, errno);
+    }
+    if (!S_ISREG(status.st_mode)) {
+        throw FileSystemError("read_file", path, S_ISDIR(status.st_mode) ? EISDIR : EINVAL,
+                              std::string("not a regular file (") + file_kind(status.st_mode) + ")");
+    }
+    if (static_cast<std::uint64_t>(status.st_size) > max_read_bytes_) {
+        throw FileSystemError("read_file", path, EFBIG, too_large(max_read_bytes_));
+    }
     std::string contents;
+    contents.reserve(static_cast<std::size_t>(status.st_size));
     char buffer[1 << 16];
     for (;;) {
         const ssize_t count = ::read(fd.get(), buffer, sizeof buffer);
@@ -145,6 +180,10 @@ std::string PosixFileSystem::read_file(const std::string& path) {
         }
         if (count == 0) {
             return contents;
+        }
+        // A file still growing while it is read is held to the same cap.
+        if (contents.size() + static_cast<std::size_t>(count) > max_read_bytes_) {
+            throw FileSystemError("read_file", path, EFBIG, too_large(max_read_bytes_));
         }
         contents.append(buffer, static_cast<std::size_t>(count));
     }

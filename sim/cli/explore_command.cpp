@@ -16,11 +16,16 @@
 #include "sim/cli/interrupt.hpp"
 #include "sim/cli/junit_report.hpp"
 #include "sim/cli/mutant_flag.hpp"
+#include "sim/cli/numeric_flags.hpp"
 #include "sim/cli/trainer_overrides.hpp"
 #include "sim/world/scenario_file.hpp"
 
 namespace ckpt::cli {
 namespace {
+
+// Bounds that keep first_seed + seeds and the time budget far from overflow.
+constexpr std::uint64_t kMaxSeeds = std::uint64_t{1} << 62;
+constexpr double kMaxExploreSeconds = 1e7;
 
 struct ExploreCliOptions {
     std::uint64_t seeds = 2000;
@@ -143,17 +148,20 @@ Command add_explore_command(CLI::App& parent) {
     auto o = std::make_shared<ExploreCliOptions>();
     auto* command = parent.add_subcommand("explore", "Run the swarm over many seeds and summarise");
     auto* seeds = command->add_option("--seeds", o->seeds, "How many seeds to explore")
-                      ->check(CLI::PositiveNumber)
+                      ->check(unsigned_in(1, kMaxSeeds))
                       ->capture_default_str();
     auto* time =
         command
             ->add_option("--time", o->time,
                          "Explore for this many seconds (with --seeds: stop at whichever comes first)")
-            ->check(CLI::PositiveNumber);
-    command->add_option("--jobs", o->jobs,
-                        "Worker threads (default: one per core); results do not depend on it");
+            ->check(finite_positive(kMaxExploreSeconds));
+    command
+        ->add_option("--jobs", o->jobs, "Worker threads (default: one per core); results do not depend on it")
+        ->check(unsigned_in(0, kMaxJobs));
     command->add_option("--shard", o->shard, "Take only shard K of N (K/N), for a CI matrix");
-    command->add_option("--first-seed", o->first_seed, "The first seed")->capture_default_str();
+    command->add_option("--first-seed", o->first_seed, "The first seed")
+        ->check(unsigned_in(0, kMaxSeeds))
+        ->capture_default_str();
     command->add_option("--out", o->out_dir, "Where violating scenarios are written")->capture_default_str();
     command->add_flag("--json", o->json, "Print one JSON object");
     command->add_option("--mutant", o->mutant,

@@ -2,13 +2,13 @@
 // directory. The analysis lives in policy/output_dir_inspection; this file parses the
 // arguments and words the report.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/untrusted_json.hpp"
 #include "policy/inspect/output_dir_inspection.hpp"
 #include "policy/inspect/training_args_risks.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
@@ -22,6 +22,9 @@ namespace {
 
 using nlohmann::json;
 
+// A TrainingArguments dump is a few KiB.
+constexpr std::uint64_t kMaxTrainingArgsBytes = std::uint64_t{16} << 20;
+
 struct InspectOptions {
     std::string output_dir;
     std::string training_args;  // a JSON file of TrainingArguments fields, or empty
@@ -33,15 +36,18 @@ std::optional<TrainingArgsReport> training_args_report(const std::string& path) 
     if (path.empty()) {
         return std::nullopt;
     }
-    std::ifstream in(path);
-    if (!in) {
-        throw ValueError("--training-args: cannot read '" + path + "'");
+    PosixFileSystem fs(kMaxTrainingArgsBytes);
+    std::string text;
+    try {
+        text = fs.read_file(path);
+    } catch (const FileSystemError& error) {
+        throw ValueError("--training-args: cannot read " + std::string(error.what()));
     }
-    const auto document = json::parse(in, nullptr, false);
-    if (document.is_discarded()) {
-        throw ValueError("--training-args: '" + path + "' is not JSON");
+    try {
+        return assess_training_args(parse_untrusted_json(text, "--training-args '" + path + "'"));
+    } catch (const MalformedJson& error) {
+        throw ValueError(error.what());
     }
-    return assess_training_args(document);
 }
 
 json training_args_json(const TrainingArgsReport& report) {
@@ -180,7 +186,7 @@ int run_inspect(const InspectOptions& options) {
         if (args_report) {
             document["training_args"] = training_args_json(*args_report);
         }
-        std::cout << document.dump(2) << "\n";
+        std::cout << document.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     } else {
         print_human(report);
         if (args_report) {

@@ -1,4 +1,6 @@
 // ckptsim: one executable, one subcommand per use of the product.
+#include <algorithm>
+#include <exception>
 #include <iostream>
 #include <vector>
 
@@ -18,6 +20,16 @@ int main(int argc, char** argv) {
         ckpt::cli::add_mutants_command(app), ckpt::cli::add_inspect_command(app),
     };
 
+    // CLI11 answers an unknown first word with "A subcommand is required"; name the word instead.
+    const auto known = [&](const char* word) {
+        return std::any_of(commands.begin(), commands.end(),
+                           [&](const auto& c) { return c.app->get_name() == word; });
+    };
+    if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
+        std::cerr << "ckptsim: unknown subcommand '" << argv[1]
+                  << "' (expected policy, run, replay, explore, mutants or inspect; see --help)\n";
+        return ckpt::cli::kExitBadInput;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
@@ -29,6 +41,11 @@ int main(int argc, char** argv) {
             try {
                 return command.run();
             } catch (const ckpt::ValueError& error) {
+                std::cerr << "ckptsim " << command.app->get_name() << ": " << error.what() << "\n";
+                return ckpt::cli::kExitBadInput;
+            } catch (const std::exception& error) {
+                // An I/O failure on a path the user gave (--out, --trace, a file): still a clean
+                // exit with the reason, never std::terminate's abort.
                 std::cerr << "ckptsim " << command.app->get_name() << ": " << error.what() << "\n";
                 return ckpt::cli::kExitBadInput;
             }

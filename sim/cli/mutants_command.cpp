@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/numeric_flags.hpp"
 #include "sim/explore/mutation_runner.hpp"
 #include "sim/world/scenario_file.hpp"
 #include "sim/world/simulation.hpp"
@@ -120,9 +121,10 @@ Command add_mutants_command(CLI::App& parent) {
     auto* command =
         parent.add_subcommand("mutants", "Run the swarm against each catalogue mutant: the kill table");
     command->add_option("--budget", o->budget, "Scenarios per mutant before it counts as surviving")
-        ->check(CLI::PositiveNumber)
+        ->check(unsigned_in(1, std::uint64_t{1} << 40))
         ->capture_default_str();
-    command->add_option("--jobs", o->jobs, "Worker threads (default: one per core)");
+    command->add_option("--jobs", o->jobs, "Worker threads (default: one per core)")
+        ->check(unsigned_in(0, kMaxJobs));
     command->add_option("--only", o->only, "Only these mutants (repeatable)");
     command->add_option("--out", o->out_dir, "Where each mutant's counterexample is saved")
         ->capture_default_str();

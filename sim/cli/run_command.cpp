@@ -6,6 +6,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/mutant_flag.hpp"
+#include "sim/cli/numeric_flags.hpp"
 #include "sim/cli/scenario_report.hpp"
 #include "sim/cli/trace_svg.hpp"
 #include "sim/cli/trace_text.hpp"
@@ -63,7 +64,8 @@ int report_and_exit(const ScenarioReport& report, const RunOptions& options) {
     }
     print_readable_trace(report, options);
     if (options.json) {
-        std::cout << report_json(report).dump() << "\n";
+        std::cout << report_json(report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << "\n";
     } else {
         print_report(std::cout, report);
     }
@@ -79,7 +81,8 @@ void apply_mutant(sim::ScenarioFile& file, const std::string& name) {
 
 void add_common(CLI::App* command, RunOptions& options) {
     command->add_flag("--json", options.json, "Print one JSON object");
-    command->add_option("--trace", options.trace_path, "Write the trace as JSON Lines to this file");
+    command->add_option("--trace", options.trace_path,
+                        "Write the trace as JSON Lines to this file (- for stdout)");
     command->add_flag("--trace-text", options.trace_text,
                       "Print the whole readable trace (a failed run prints the lines before its violation)");
     command->add_option("--svg", options.svg_path, "Draw the run's timeline as SVG into this file");
@@ -95,11 +98,13 @@ Command add_run_command(CLI::App& parent) {
     auto options = std::make_shared<RunOptions>();
     auto* command =
         parent.add_subcommand("run", "Run one swarm scenario drawn from a seed; check every property");
-    command->add_option("--seed", options->seed, "The scenario seed")->required();
+    command->add_option("--seed", options->seed, "The scenario seed")
+        ->required()
+        ->check(unsigned_in(0, UINT64_MAX));
     command->add_option("--ranks", options->ranks, "Override the drawn number of ranks (1-8)")
-        ->check(CLI::Range(1, 8));
+        ->check(unsigned_in(1, 8));
     command->add_option("--max-steps", options->max_steps, "Override the drawn max_steps")
-        ->check(CLI::PositiveNumber);
+        ->check(unsigned_in(1, sim::kMaxScenarioSteps));
     command->add_flag("--no-faults", options->no_faults, "Drop the drawn faults");
     options->trainer.add_to(command);
     add_common(command, *options);

@@ -2,8 +2,10 @@
 // the JSON Lines trace file.
 #include "sim/cli/scenario_report.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 namespace ckpt::cli {
 
@@ -141,12 +143,27 @@ json report_json(const ScenarioReport& report) {
 }
 
 void write_trace(const std::string& path, const sim::ScenarioResult& result) {
-    std::ofstream out(path, std::ios::trunc);
-    for (const auto& line : result.trace) {
-        out << line << '\n';
+    if (path == "-") {
+        for (const auto& line : result.trace) {
+            std::cout << line << '\n';
+        }
+        return;
     }
-    if (!out) {
-        throw sim::ScenarioError("cannot write trace file " + path);
+    // Whole or not at all: a killed run leaves the temp name, never half a trace under `path`.
+    const auto temp = path + ".tmp";
+    {
+        std::ofstream out(temp, std::ios::trunc);
+        for (const auto& line : result.trace) {
+            out << line << '\n';
+        }
+        if (!out.flush()) {
+            std::remove(temp.c_str());
+            throw sim::ScenarioError("--trace: cannot write trace file " + path);
+        }
+    }
+    if (std::rename(temp.c_str(), path.c_str()) != 0) {
+        std::remove(temp.c_str());
+        throw sim::ScenarioError("--trace: cannot write trace file " + path);
     }
 }
 

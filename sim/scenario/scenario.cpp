@@ -135,7 +135,7 @@ class Reader {
     std::string prefix_;
 };
 
-constexpr std::int64_t kMaxSteps = 10'000'000;
+constexpr std::int64_t kMaxSteps = kMaxScenarioSteps;
 
 json fault_to_json(const PlannedFault& fault) {
     json out = {{"action", kFaultActionNames.name(fault.action)}};

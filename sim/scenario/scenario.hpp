@@ -21,6 +21,9 @@
 namespace ckpt::sim {
 
 // A scenario file names the bad field in every error; the CLI turns this into exit status 2.
+// The largest step count a scenario may ask for (max_steps, save_steps, at_step, ...).
+inline constexpr std::int64_t kMaxScenarioSteps = 10'000'000;
+
 class ScenarioError : public ckpt::ValueError {
   public:
     using ckpt::ValueError::ValueError;

@@ -3,7 +3,9 @@
 #include "sim/world/scenario_file.hpp"
 
 #include <fstream>
-#include <sstream>
+
+#include "policy/base/untrusted_json.hpp"
+#include "policy/ports/posix_file_system.hpp"
 
 #include "sim/base/version.hpp"
 
@@ -38,6 +40,7 @@ void check_format(const json& document) {
     }
 }
 
+constexpr std::uint64_t kMaxScenarioFileBytes = std::uint64_t{16} << 20;
 }  // namespace
 
 ScenarioFile ScenarioFile::parse(const json& document) {
@@ -79,17 +82,20 @@ ScenarioFile ScenarioFile::parse(const json& document) {
 }
 
 ScenarioFile ScenarioFile::load(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) {
-        throw ScenarioError("cannot read scenario file " + path);
+    // A scenario is a few KiB; the cap and the regular-file check keep `replay /dev/zero` or a
+    // FIFO from hanging or filling memory.
+    PosixFileSystem fs(kMaxScenarioFileBytes);
+    std::string text;
+    try {
+        text = fs.read_file(path);
+    } catch (const FileSystemError& error) {
+        throw ScenarioError("cannot read scenario file: " + std::string(error.what()));
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const auto document = json::parse(buffer.str(), nullptr, false);
-    if (document.is_discarded()) {
-        throw ScenarioError("scenario file " + path + " is not valid JSON");
+    try {
+        return parse(parse_untrusted_json(text, "scenario file " + path));
+    } catch (const MalformedJson& error) {
+        throw ScenarioError(error.what());
     }
-    return parse(document);
 }
 
 json ScenarioFile::to_json() const {

@@ -1,0 +1,123 @@
+// The scan runs before nlohmann's parser because the parser stops at a NUL byte as if the input
+// ended, and its error messages quote the offending bytes (which then cannot be dumped as JSON).
+// Duplicate keys are found through the parser's callback, one key set per open object.
+#include "policy/base/untrusted_json.hpp"
+
+#include <unordered_set>
+#include <vector>
+
+namespace ckpt {
+
+using nlohmann::json;
+
+MalformedJson::MalformedJson(const std::string& document, std::string reason)
+    : ValueError(document + ": " + reason), reason_(std::move(reason)) {}
+
+namespace {
+
+std::string at(std::size_t offset) {
+    return " at byte " + std::to_string(offset);
+}
+
+// The length of the UTF-8 sequence starting at text[i], or 0 when it is not a valid one
+// (overlong forms, surrogates and code points past U+10FFFF are invalid, as RFC 3629 says).
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+    const unsigned char lead = byte(0);
+    std::size_t length = 0;
+    unsigned char low = 0x80;
+    unsigned char high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        low = lead == 0xE0 ? 0xA0 : 0x80;
+        high = lead == 0xED ? 0x9F : 0xBF;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        low = lead == 0xF0 ? 0x90 : 0x80;
+        high = lead == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (i + length > text.size() || byte(1) < low || byte(1) > high) {
+        return 0;
+    }
+    for (std::size_t k = 2; k < length; ++k) {
+        if (byte(k) < 0x80 || byte(k) > 0xBF) {
+            return 0;
+        }
+    }
+    return length;
+}
+
+}  // namespace
+
+std::string untrusted_json_defect(std::string_view text, std::size_t max_depth) {
+    std::size_t depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x80) {
+            const auto length = utf8_sequence_length(text, i);
+            if (length == 0) {
+                return "invalid UTF-8" + at(i);
+            }
+            i += length;
+            continue;
+        }
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            return "control character " + std::to_string(c) + at(i);
+        }
+        if (in_string) {
+            if (c == '\\') {
+                i += 2;  // the escaped byte is ASCII in valid JSON; the parser checks the rest
+                continue;
+            }
+            in_string = c != '"';
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > max_depth) {
+                return "nesting deeper than " + std::to_string(max_depth) + " levels" + at(i);
+            }
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            --depth;
+        }
+        ++i;
+    }
+    return {};
+}
+
+json parse_untrusted_json(std::string_view text, const std::string& document, JsonLimits limits) {
+    if (auto defect = untrusted_json_defect(text, limits.max_depth); !defect.empty()) {
+        throw MalformedJson(document, std::move(defect));
+    }
+    std::vector<std::unordered_set<std::string>> open_objects;
+    std::string duplicate;
+    const json::parser_callback_t track_keys = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+        if (event == json::parse_event_t::object_start) {
+            open_objects.emplace_back();
+        } else if (event == json::parse_event_t::object_end && !open_objects.empty()) {
+            open_objects.pop_back();
+        } else if (event == json::parse_event_t::key && !open_objects.empty() && duplicate.empty() &&
+                   !open_objects.back().insert(parsed.get<std::string>()).second) {
+            duplicate = parsed.get<std::string>();
+        }
+        return true;
+    };
+    json parsed;
+    try {
+        parsed = limits.reject_duplicate_keys ? json::parse(text.begin(), text.end(), track_keys)
+                                              : json::parse(text.begin(), text.end());
+    } catch (const json::exception& error) {
+        // The scan above guarantees the message quotes only valid UTF-8.
+        throw MalformedJson(document, std::string("not valid JSON: ") + error.what());
+    }
+    if (!duplicate.empty()) {
+        throw MalformedJson(document, "duplicate key " + json(duplicate).dump());
+    }
+    return parsed;
+}
+
+}  // namespace ckpt
