@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 29> kCatalogue{{
+constexpr std::array<MutantInfo, 30> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -65,6 +65,9 @@ constexpr std::array<MutantInfo, 29> kCatalogue{{
      "the warm-up test is step <= patience_start_step, so the boundary evaluation is still warm-up"},
     {Mutant::stop_flag_not_persisted, "stop_flag_not_persisted",
      "the state serialiser drops stop_requested, so a durable stop is written as false"},
+    {Mutant::recovery_link_before_fsync, "recovery_link_before_fsync",
+     "on_train_begin's recovery republishes a checkpoint a killed process never fsynced without making "
+     "it durable, so the durable final_checkpoint names what a power loss would tear"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the

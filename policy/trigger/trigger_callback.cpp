@@ -265,7 +265,9 @@ void TriggerCallback::recover_committed_checkpoint_artifacts() {
     // The checkpoint may only be complete in the page cache: a process killed between the write
     // of trainer_state.json and its fsync leaves it so. Make it durable before pointing the
     // durable link at it, or a power loss would leave final_checkpoint naming a torn checkpoint.
-    make_checkpoint_durable(*policy_.state().best_step);
+    if (!mutants::is_active(Mutant::recovery_link_before_fsync)) {
+        make_checkpoint_durable(*policy_.state().best_step);
+    }
     publish_best_checkpoint();
 }
 

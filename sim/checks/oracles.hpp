@@ -1,8 +1,8 @@
 // The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
 // (P2, P9), commit (P5), link (P1, P4), retention (P1), retained best (P1 on the disk), ranks
-// (P6, P7), callbacks (P10), rules (P11), liveness (P12), schedule (P13). That order keeps the violations of one event in the order
-// DESIGN.md's checks list them. Checkers read the ledger; the LedgerWriter, delivered the event
-// first, writes it.
+// (P6, P7), callbacks (P10), rules (P11), liveness (P12), schedule (P13). That order keeps the violations of
+// one event in the order DESIGN.md's checks list them. Checkers read the ledger; the LedgerWriter, delivered
+// the event first, writes it.
 #pragma once
 
 #include <vector>

@@ -23,7 +23,8 @@ void RanksChecker::on(const IncarnationBegan&) noexcept {
 // the ledger identified the restore as (P2 judges whether it was the right one).
 void RanksChecker::on(const TrainBegan&) {
     const auto& ledger = context_.ledger;
-    const auto& restored = ledger.expected_node ? ledger.expected_state : node_state(ledger, ledger.current_node);
+    const auto& restored =
+        ledger.expected_node ? ledger.expected_state : node_state(ledger, ledger.current_node);
     expect(rank_zero_sequence_, restored, !context_.scenario.score.external_baseline);
 }
 

@@ -1,6 +1,6 @@
 // The disk invariant of retained_best_checker.hpp. Each view is read only when it changed since
-// its last check (view_signature), so a plain training step costs two small sums. The resume rule and completeness are
-// restated here; nothing of policy/output_dir is called.
+// its last check (view_signature), so a plain training step costs two small sums. The resume rule and
+// completeness are restated here; nothing of policy/output_dir is called.
 #include "sim/checks/retained_best_checker.hpp"
 
 #include <algorithm>
@@ -45,7 +45,8 @@ std::uint64_t RetainedBestChecker::view_signature(FsView view) const noexcept {
     if (view == FsView::durable) {
         return changes + stats.count(FsOp::fsync_file) + stats.count(FsOp::fsync_dir);
     }
-    for (const auto op : {FsOp::write_file, FsOp::rename, FsOp::unlink, FsOp::mkdir, FsOp::rmdir, FsOp::symlink}) {
+    for (const auto op :
+         {FsOp::write_file, FsOp::rename, FsOp::unlink, FsOp::mkdir, FsOp::rmdir, FsOp::symlink}) {
         changes += stats.count(op);
     }
     return changes;
@@ -66,8 +67,9 @@ void RetainedBestChecker::on(const IncarnationBegan& e) {
 
 void RetainedBestChecker::on(const CheckpointStarted& e) {
     unpublished_ = e.step;
-    const auto at = std::lower_bound(known_.begin(), known_.end(), e.step,
-                                     [](const KnownCheckpoint& k, std::int64_t step) { return k.step < step; });
+    const auto at =
+        std::lower_bound(known_.begin(), known_.end(), e.step,
+                         [](const KnownCheckpoint& k, std::int64_t step) { return k.step < step; });
     if (at == known_.end() || at->step != e.step) {
         auto directory = checkpoint_path(e.step);
         auto state = directory + "/" + kTrainerState;
@@ -118,9 +120,10 @@ void RetainedBestChecker::read_view(FsView view) {
         reading.directories.push_back(step);
         const auto record = ledger.checkpoints.find(step);
         const auto damaged = ledger.checkpoint_damaged.find(step);
-        const bool recorded = record != ledger.checkpoints.end() &&
-                              (damaged == ledger.checkpoint_damaged.end() || !damaged->second) &&
-                              fs.content_equals(view, known.trainer_state, record->second.trainer_state_bytes);
+        const bool recorded =
+            record != ledger.checkpoints.end() &&
+            (damaged == ledger.checkpoint_damaged.end() || !damaged->second) &&
+            fs.content_equals(view, known.trainer_state, record->second.trainer_state_bytes);
         if (recorded) {
             reading.complete.push_back(step);
             reading.survivors.push_back({step, record->second.score});
@@ -177,7 +180,8 @@ void RetainedBestChecker::check_kept(const ViewReading& reading, FsView view, st
         return;
     }
     const auto target = checkpoint_step_of(*reading.link_target);
-    if (!target || std::find(reading.complete.begin(), reading.complete.end(), *target) == reading.complete.end()) {
+    if (!target ||
+        std::find(reading.complete.begin(), reading.complete.end(), *target) == reading.complete.end()) {
         return;
     }
     const auto limit = context_.scenario.trainer.save_total_limit;
@@ -192,9 +196,10 @@ void RetainedBestChecker::check_kept(const ViewReading& reading, FsView view, st
 
 // What a resume would load (the newest checkpoint-N directory under Transformers' rule, the
 // newest complete one under the fixed rule) carries as its best the best that survives.
-void RetainedBestChecker::check_resume_source(const ViewReading& reading, FsView view, std::string_view where) {
+void RetainedBestChecker::check_resume_source(const ViewReading& reading, FsView view,
+                                              std::string_view where) {
     const auto& pool = context_.scenario.trainer.resume_rule == ResumeRule::transformers ? reading.directories
-                                                                                        : reading.complete;
+                                                                                         : reading.complete;
     if (pool.empty() || reading.survivors.empty()) {
         return;
     }
@@ -205,15 +210,9 @@ void RetainedBestChecker::check_resume_source(const ViewReading& reading, FsView
     if (!recorded) {
         return;  // an incomplete or unrecorded source: the resume's own checks judge it
     }
+    // Its bytes are exactly the recorded ones, whose best_metric the write-time check (retention
+    // checker) compared with this same ledger best: no parse is needed to know it.
     const auto& best = record->second.policy_state.best_score;
-    const auto best_metric = recorded_best_metric(source);
-    if (best_metric != best) {
-        report(view, where,
-               "a resume would load checkpoint-" + std::to_string(source) + " whose best_metric is " +
-                   (best_metric ? json(*best_metric).dump() : std::string("null")) +
-                   " while the ledger recorded its best as " + (best ? json(*best).dump() : std::string("null")));
-        return;
-    }
     const auto top = std::max_element(reading.survivors.begin(), reading.survivors.end(),
                                       [](const Survivor& a, const Survivor& b) { return a.score < b.score; });
     if (!best || *best < top->score) {
@@ -224,29 +223,13 @@ void RetainedBestChecker::check_resume_source(const ViewReading& reading, FsView
     }
 }
 
-std::optional<double> RetainedBestChecker::recorded_best_metric(std::int64_t step) {
-    const auto cached = best_metric_cache_.find(step);
-    if (cached != best_metric_cache_.end()) {
-        return cached->second;
-    }
-    const auto& bytes = context_.ledger.checkpoints.at(step).trainer_state_bytes;
-    const auto state = json::parse(bytes, nullptr, false);
-    const auto found = state.is_object() ? state.find("best_metric") : state.end();
-    std::optional<double> metric;
-    if (state.is_object() && found != state.end() && found->is_number()) {
-        metric = found->get<double>();
-    }
-    best_metric_cache_.emplace(step, metric);
-    return metric;
-}
-
 void RetainedBestChecker::report(FsView view, std::string_view where, const std::string& what) {
     if (reported_) {
         return;  // one state of the disk stays wrong for many crash points: once per incarnation
     }
     reported_ = true;
-    context_.violate(Property::P1, std::string("in the ") + view_name(view) + " view at " + std::string(where) +
-                                       ": " + what);
+    context_.violate(Property::P1, std::string("in the ") + view_name(view) + " view at " +
+                                       std::string(where) + ": " + what);
 }
 
 }  // namespace ckpt::sim

@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,7 +25,6 @@ class RetainedBestChecker {
     void on(const CheckpointStarted& e);
     // The job fails on it, possibly with a publication cut short: the next recovery repairs it.
     void on(const IoErrorInjected&) noexcept { repair_pending_ = true; }
-    void on(const TrainerStateWritten& e) noexcept { best_metric_cache_.erase(e.step); }
     void on(const Committed& e) noexcept;
     void on(const TrainBegan&) noexcept;
     void on(const CrashPointPassed& e);
@@ -55,7 +53,6 @@ class RetainedBestChecker {
     void check_link(const ViewReading& reading, FsView view, bool recovery_ran, std::string_view where);
     void check_kept(const ViewReading& reading, FsView view, std::string_view where);
     void check_resume_source(const ViewReading& reading, FsView view, std::string_view where);
-    std::optional<double> recorded_best_metric(std::int64_t step);
     std::uint64_t view_signature(FsView view) const noexcept;
     void report(FsView view, std::string_view where, const std::string& what);
 
@@ -66,11 +63,9 @@ class RetainedBestChecker {
     // The checkpoint written but not yet committed (its on_save, or the recovery of the next
     // on_train_begin, publishes it): the link may still name the previous best.
     std::optional<std::int64_t> unpublished_;
-    bool recovery_ran_ = false;  // this incarnation's on_train_begin returned
+    bool recovery_ran_ = false;    // this incarnation's on_train_begin returned
     bool repair_pending_ = false;  // an injected I/O error failed the job; recovery has not rerun
-    bool reported_ = false;      // a violation was reported in this incarnation
-    // best_metric of each recorded trainer_state.json, parsed once per write.
-    std::map<std::int64_t, std::optional<double>> best_metric_cache_;
+    bool reported_ = false;        // a violation was reported in this incarnation
 };
 
 }  // namespace ckpt::sim

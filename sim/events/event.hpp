@@ -150,6 +150,7 @@ struct CrashInjected {
 struct RankDeathInjected {
     int rank = 0;
     bool in_collective = false;  // killed by another rank while blocked in a collective
+    bool mid_broadcast = false;  // ... after the collective released it, before it returned
 };
 struct SidecarCorrupted {
     const std::string& path;

@@ -36,6 +36,16 @@ PlannedFault blocked_rank_death(Rng& rng, const Scenario& s) {
     return fault;
 }
 
+// Some rank dies part-way through a broadcast (FaultAim::mid_broadcast), from a step in the
+// first half of the run so most runs still have collectives left.
+PlannedFault mid_broadcast_death(Rng& rng, const Scenario& s) {
+    PlannedFault fault;
+    fault.action = FaultAction::rank_death;
+    fault.aim = FaultAim::mid_broadcast;
+    fault.at_step = rng.uniform<std::int64_t>(0, std::max<std::int64_t>(1, s.trainer.max_steps / 2));
+    return fault;
+}
+
 // Every epoch end is a regular evaluation step too, so an epoch-end save event lands on a step the
 // callback already evaluated.
 void put_evaluation_on_epoch_end(Rng& rng, Scenario& s) {
@@ -135,6 +145,9 @@ void apply(BuggifySwitch on, Rng& rng, Scenario& s) {
         case BuggifySwitch::kill_blocked_rank:
             s.faults.push_back(blocked_rank_death(rng, s));
             break;
+        case BuggifySwitch::kill_mid_broadcast:
+            s.faults.push_back(mid_broadcast_death(rng, s));
+            break;
     }
 }
 
@@ -148,13 +161,15 @@ void buggify(Rng rng, Scenario& s) {
     }
     if (s.job.ranks < 2) {
         on[static_cast<std::size_t>(BuggifySwitch::kill_blocked_rank)] = false;
+        on[static_cast<std::size_t>(BuggifySwitch::kill_mid_broadcast)] = false;
     }
     // The schedule first, the warm-up boundary on it after.
     constexpr std::array kOrder = {
         BuggifySwitch::evaluation_on_epoch_end,   BuggifySwitch::warmup_on_evaluation,
         BuggifySwitch::repeat_best_score,         BuggifySwitch::early_stopping_acts,
         BuggifySwitch::crash_after_stop_decision, BuggifySwitch::crash_after_stop_persisted,
-        BuggifySwitch::crash_after_sidecar_lower, BuggifySwitch::kill_blocked_rank};
+        BuggifySwitch::crash_after_sidecar_lower, BuggifySwitch::kill_blocked_rank,
+        BuggifySwitch::kill_mid_broadcast};
     static_assert(kOrder.size() == kBuggifySwitchNames.size());
     for (const auto which : kOrder) {
         if (on[static_cast<std::size_t>(which)]) {

@@ -110,13 +110,18 @@ enum class FaultAim : std::uint8_t {
     // rank_death: rank 0 kills `rank` at its first step_end at or after at_step; `rank`, not
     // running, is inside a collective (a rank only yields there).
     blocked_in_collective,
+    // rank_death: the first time, once rank 0 passed at_step, that some rank has left a
+    // collective (its payload in hand) while another has not, the lowest such live one dies
+    // there, payload delivered and never returned; `rank` is unused.
+    mid_broadcast,
 };
 inline constexpr auto kFaultAimNames =
     make_enum_names<FaultAim>({{FaultAim::none, "none"},
                                {FaultAim::after_stop_decision, "after_stop_decision"},
                                {FaultAim::after_stop_persisted, "after_stop_persisted"},
                                {FaultAim::after_sidecar_lower, "after_sidecar_lower"},
-                               {FaultAim::blocked_in_collective, "blocked_in_collective"}});
+                               {FaultAim::blocked_in_collective, "blocked_in_collective"},
+                               {FaultAim::mid_broadcast, "mid_broadcast"}});
 static_assert(kFaultAimNames.complete());
 
 struct PlannedFault {

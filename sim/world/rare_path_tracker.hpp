@@ -81,6 +81,9 @@ class RarePathTracker {
         if (e.in_collective) {
             mark(RarePath::rank_killed_in_collective);
         }
+        if (e.mid_broadcast) {
+            mark(RarePath::rank_killed_mid_broadcast);
+        }
     }
     void on(const EarlyStoppingRequested& e) noexcept {
         if (e.rank == 0) {
