@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 29> kCatalogue{{
+constexpr std::array<MutantInfo, 31> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -65,14 +65,15 @@ constexpr std::array<MutantInfo, 29> kCatalogue{{
      "the warm-up test is step <= patience_start_step, so the boundary evaluation is still warm-up"},
     {Mutant::stop_flag_not_persisted, "stop_flag_not_persisted",
      "the state serialiser drops stop_requested, so a durable stop is written as false"},
+    {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
+     "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
+    {Mutant::changed_args_silently_restored, "changed_args_silently_restored",
+     "a restore rebuilds a callback from its saved args, so a setting changed before the resume is ignored"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the
 // README's mutant section says why for each.
-constexpr std::array<MutantInfo, 1> kPending{{
-    {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
-     "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
-}};
+constexpr std::array<MutantInfo, 0> kPending{};
 
 // The entry for `matches`, in the catalogue first, then among the pending ones.
 template <typename Predicate>

@@ -52,6 +52,7 @@ enum class Mutant : std::uint8_t {
     stop_flag_not_persisted,
     callback_state_left_to_trainer,
     link_before_checkpoint_fsync,
+    changed_args_silently_restored,
 };
 
 struct MutantInfo {
