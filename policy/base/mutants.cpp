@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 30> kCatalogue{{
+constexpr std::array<MutantInfo, 32> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -68,14 +68,15 @@ constexpr std::array<MutantInfo, 30> kCatalogue{{
     {Mutant::recovery_link_before_fsync, "recovery_link_before_fsync",
      "on_train_begin's recovery republishes a checkpoint a killed process never fsynced without making "
      "it durable, so the durable final_checkpoint names what a power loss would tear"},
+    {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
+     "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
+    {Mutant::changed_args_silently_restored, "changed_args_silently_restored",
+     "a restore rebuilds a callback from its saved args, so a setting changed before the resume is ignored"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the
 // README's mutant section says why for each.
-constexpr std::array<MutantInfo, 1> kPending{{
-    {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
-     "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
-}};
+constexpr std::array<MutantInfo, 0> kPending{};
 
 // The entry for `matches`, in the catalogue first, then among the pending ones.
 template <typename Predicate>

@@ -53,6 +53,7 @@ enum class Mutant : std::uint8_t {
     callback_state_left_to_trainer,
     link_before_checkpoint_fsync,
     recovery_link_before_fsync,
+    changed_args_silently_restored,
 };
 
 struct MutantInfo {

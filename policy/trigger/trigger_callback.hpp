@@ -126,6 +126,9 @@ class TriggerCallback final : public ExportableState {
     // callback's saved attributes from that checkpoint's trainer_state.json, as a restore would.
     void restore_own_state_from_checkpoint(std::int64_t global_step);
     void apply_saved_attributes(const nlohmann::json& attributes);
+    // A resume must not re-judge counts under other settings: throws ValueError naming every
+    // changed setting, the saved and configured values, and the fix.
+    void refuse_changed_settings(const nlohmann::json& saved_args, std::int64_t checkpoint_step) const;
     void make_checkpoint_durable(std::int64_t step);
     void drop_link_to_lost_checkpoint();
     // Throws ValueError naming the setting and its fix (on every rank alike, before any I/O).

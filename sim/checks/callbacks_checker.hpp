@@ -1,12 +1,14 @@
-// P10: every stateful callback restores to its state at the checkpoint, without warnings. The
-// early-stopping callbacks' patience counters are recomputed here from the scores the ledger saw
-// handed out on the current branch of history (REFERENCE.md's rule), never read from their own
-// export, and compared with what was restored.
+// P10: every stateful callback restores to its state at the checkpoint, and a resume under a
+// changed configuration (the scenario's resume change) refuses loudly when it must. The
+// early-stopping counters are recomputed here from the scores the ledger saw on the current
+// branch of history (REFERENCE.md's rule), never read from their own export, and compared with
+// every export written into a checkpoint and with what a resume restored.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/checks/checker_context.hpp"
@@ -22,6 +24,8 @@ class CallbacksChecker {
     void on(const DecisionMade& e);
     void on(const TrainerStateWritten& e);
     void on(const CallbacksRestored& e);
+    void on(const TrainBegan& e);
+    void on(const ResumeRefused& e);
     void on(const auto&) noexcept {}
 
   private:
@@ -30,12 +34,24 @@ class CallbacksChecker {
         std::int64_t counter = 0;
         std::optional<double> best;
     };
-    std::vector<EarlyStoppingModel> fresh_models() const;
-    void check_early_stopping(std::int64_t step, const nlohmann::json& restored);
+    // What an incarnation configured, and its early-stopping callbacks' modelled state.
+    struct Configuration {
+        PolicySettings policy;
+        std::vector<int> ids;  // early-stopping identities, in configuration order
+        std::vector<EarlyStoppingModel> models;
+    };
+    // Whether the resume from `saved` to `now` must refuse, and the names it must give.
+    std::vector<std::string> due_refusal(const Configuration& saved, const Configuration& now) const;
+    std::vector<EarlyStoppingModel> restored_models(const Configuration& saved,
+                                                    const std::vector<int>& ids) const;
+    void check_counters(const nlohmann::json& states, const std::vector<EarlyStoppingModel>& expected,
+                        const std::string& where);
 
     const CheckerContext& context_;
-    std::vector<EarlyStoppingModel> models_;                         // the running incarnation
-    std::map<std::int64_t, std::vector<EarlyStoppingModel>> saved_;  // as of each checkpoint write
+    Configuration running_;                        // the running incarnation
+    bool configuration_unchanged_ = true;          // the running one resumed under its checkpoint's
+    std::vector<std::string> due_refusal_;         // names the running incarnation's refusal must give
+    std::map<std::int64_t, Configuration> saved_;  // as of each checkpoint write
 };
 
 }  // namespace ckpt::sim

@@ -105,10 +105,68 @@ void repeat_best_score(Rng& rng, ScoreModelConfig& score) {
     }
 }
 
+// Two callbacks at least, so one has a threshold that makes its counter live in a checkpoint.
 void make_early_stopping_act(Rng& rng, CallbackOptions& callbacks) {
-    callbacks.early_stopping_callbacks = std::max(callbacks.early_stopping_callbacks, 1);
+    callbacks.early_stopping_callbacks = std::max(callbacks.early_stopping_callbacks, 2);
     const auto& range = kSwarm.buggify.early_stopping_patience;
     callbacks.early_stopping_patience = rng.uniform(range.lo, range.hi);
+    callbacks.early_stopping_threshold = kSwarm.buggify.early_stopping_threshold;
+}
+
+// Another value of `value` in [lo, hi].
+std::int64_t another_in(Rng& rng, std::int64_t value, std::int64_t lo, std::int64_t hi) {
+    return lo + (value - lo + rng.uniform<std::int64_t>(1, hi - lo)) % (hi - lo + 1);
+}
+
+// One edit a user makes before resuming: a trigger setting, or the early-stopping callbacks
+// (one added, the last removed, or their order reversed).
+void change_configuration_on_resume(Rng& rng, CallbackOptions& callbacks) {
+    auto policy = callbacks.policy;
+    std::vector<int> ids(static_cast<std::size_t>(callbacks.early_stopping_callbacks));
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+        ids[k] = static_cast<int>(k);
+    }
+    switch (rng.below(6)) {
+        case 0:
+            policy.patience = another_in(rng, policy.patience, kSwarm.patience.lo, kSwarm.patience.hi);
+            break;
+        case 1:
+            policy.tie_policy = static_cast<TiePolicy>(
+                (static_cast<int>(policy.tie_policy) + rng.uniform(1, 3)) % enumerator_count<TiePolicy>());
+            break;
+        case 2:
+            policy.patience_start_step =
+                policy.patience_start_step == 0
+                    ? rng.uniform(kSwarm.patience_start_step.lo, kSwarm.patience_start_step.hi)
+                    : 0;
+            break;
+        case 3:
+            if (ids.size() < 4) {
+                ids.push_back(static_cast<int>(ids.size()));
+            } else {
+                ids.pop_back();
+            }
+            break;
+        case 4:
+            if (!ids.empty()) {
+                ids.pop_back();
+            } else {
+                ids.push_back(0);
+            }
+            break;
+        default:
+            callbacks.early_stopping_callbacks = std::max(callbacks.early_stopping_callbacks, 2);
+            ids.resize(static_cast<std::size_t>(callbacks.early_stopping_callbacks));
+            for (std::size_t k = 0; k < ids.size(); ++k) {
+                ids[k] = static_cast<int>(ids.size() - 1 - k);
+            }
+            break;
+    }
+    if (!(policy == callbacks.policy)) {
+        callbacks.resume_change.policy = policy;
+    } else {
+        callbacks.resume_change.early_stopping = ids;
+    }
 }
 
 void apply(BuggifySwitch on, Rng& rng, Scenario& s) {
@@ -148,6 +206,9 @@ void apply(BuggifySwitch on, Rng& rng, Scenario& s) {
         case BuggifySwitch::kill_mid_broadcast:
             s.faults.push_back(mid_broadcast_death(rng, s));
             break;
+        case BuggifySwitch::config_change_on_resume:
+            change_configuration_on_resume(rng, s.callbacks);
+            break;
     }
 }
 
@@ -169,7 +230,7 @@ void buggify(Rng rng, Scenario& s) {
         BuggifySwitch::repeat_best_score,         BuggifySwitch::early_stopping_acts,
         BuggifySwitch::crash_after_stop_decision, BuggifySwitch::crash_after_stop_persisted,
         BuggifySwitch::crash_after_sidecar_lower, BuggifySwitch::kill_blocked_rank,
-        BuggifySwitch::kill_mid_broadcast};
+        BuggifySwitch::kill_mid_broadcast,        BuggifySwitch::config_change_on_resume};
     static_assert(kOrder.size() == kBuggifySwitchNames.size());
     for (const auto which : kOrder) {
         if (on[static_cast<std::size_t>(which)]) {

@@ -209,6 +209,34 @@ PolicySettings policy_from_json(const json& document) {
     return policy;
 }
 
+json policy_to_json(const PolicySettings& policy) {
+    return {{"patience", policy.patience},
+            {"tie_policy", to_string(policy.tie_policy)},
+            {"patience_start_step", policy.patience_start_step}};
+}
+
+ResumeChange resume_change_from_json(const json& document) {
+    const Reader r(document, "resume_change");
+    r.reject_unknown({"policy", "early_stopping"});
+    ResumeChange change;
+    if (const auto* policy = r.find("policy")) {
+        change.policy = policy_from_json(*policy);
+    }
+    if (const auto* order = r.find("early_stopping")) {
+        if (!order->is_array() || order->size() > 4) {
+            bad_field("resume_change.early_stopping", "must be a list of at most 4 identities");
+        }
+        change.early_stopping.emplace();
+        for (const auto& id : *order) {
+            if (!id.is_number_integer() || id.get<int>() < 0 || id.get<int>() > 4) {
+                bad_field("resume_change.early_stopping", "must hold identities between 0 and 4");
+            }
+            change.early_stopping->push_back(id.get<int>());
+        }
+    }
+    return change;
+}
+
 ScoreModelConfig score_from_json(const json& document) {
     const Reader sc(document, "score");
     sc.reject_unknown({"kind", "script", "noisy_replay", "external_baseline"});
@@ -255,6 +283,9 @@ void Scenario::validate() const {
     }
     try {
         callbacks.policy.validate();
+        if (callbacks.resume_change.policy) {
+            callbacks.resume_change.policy->validate();
+        }
     } catch (const ckpt::ValueError& error) {
         bad_field("policy", error.what());
     }
@@ -293,10 +324,7 @@ json Scenario::to_json() const {
         {"save_steps", trainer.save_steps},
         {"gate_steps", callbacks.gate_steps},
         {"regular_steps", callbacks.regular_steps ? json(*callbacks.regular_steps) : json(nullptr)},
-        {"policy",
-         {{"patience", callbacks.policy.patience},
-          {"tie_policy", to_string(callbacks.policy.tie_policy)},
-          {"patience_start_step", callbacks.policy.patience_start_step}}},
+        {"policy", policy_to_json(callbacks.policy)},
         {"save_total_limit", trainer.save_total_limit},
         {"protect_best_in_rotation", trainer.protect_best_in_rotation},
         {"resume_rule", kResumeRuleNames.name(trainer.resume_rule)},
@@ -318,6 +346,18 @@ json Scenario::to_json() const {
     // Written only when they differ from the default, so older scenario files keep their form.
     if (callbacks.early_stopping_patience != CallbackOptions{}.early_stopping_patience) {
         out["early_stopping_patience"] = callbacks.early_stopping_patience;
+    }
+    if (callbacks.early_stopping_threshold != CallbackOptions{}.early_stopping_threshold) {
+        out["early_stopping_threshold"] = callbacks.early_stopping_threshold;
+    }
+    if (callbacks.resume_change.any()) {
+        auto& change = out["resume_change"] = json::object();
+        if (callbacks.resume_change.policy) {
+            change["policy"] = policy_to_json(*callbacks.resume_change.policy);
+        }
+        if (callbacks.resume_change.early_stopping) {
+            change["early_stopping"] = *callbacks.resume_change.early_stopping;
+        }
     }
     if (!buggify.empty()) {
         out["buggify"] = buggify;
@@ -349,6 +389,8 @@ Scenario Scenario::from_json(const json& document) {
                       "faults",
                       "watchdog",
                       "early_stopping_patience",
+                      "early_stopping_threshold",
+                      "resume_change",
                       "buggify"});
     if (r.find("seed") == nullptr) {
         bad_field("seed", "is required");
@@ -404,6 +446,15 @@ Scenario Scenario::from_json(const json& document) {
     s.job.watchdog = r.boolean("watchdog", true);
     s.callbacks.early_stopping_patience = r.integer<std::int64_t>(
         "early_stopping_patience", CallbackOptions{}.early_stopping_patience, 1, 1'000'000);
+    if (const auto* threshold = r.find("early_stopping_threshold")) {
+        if (!threshold->is_number() || threshold->get<double>() < 0.0 || threshold->get<double>() > 1.0) {
+            bad_field("early_stopping_threshold", "must be a number between 0 and 1");
+        }
+        s.callbacks.early_stopping_threshold = threshold->get<double>();
+    }
+    if (const auto* change = r.find("resume_change")) {
+        s.callbacks.resume_change = resume_change_from_json(*change);
+    }
     if (const auto* switches = r.find("buggify")) {
         if (!switches->is_array()) {
             bad_field("buggify", "must be a list of names");

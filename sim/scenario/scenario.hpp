@@ -183,6 +183,16 @@ struct TrainerOptions {
     ResumeArgument resume_from_checkpoint = ResumeArgument::last_checkpoint_path;
 };
 
+// Issue 10: what the user changed before resuming. Every incarnation that resumes from a
+// checkpoint is started with it; a start from scratch keeps the original configuration.
+struct ResumeChange {
+    std::optional<PolicySettings> policy;  // the trigger callback's settings
+    // The EarlyStoppingCallbacks, by identity k (patience early_stopping_patience + k, threshold
+    // early_stopping_threshold * k), in configuration order: one added, removed or reordered.
+    std::optional<std::vector<int>> early_stopping;
+    bool any() const noexcept { return policy.has_value() || early_stopping.has_value(); }
+};
+
 // The callbacks the trainer runs: the seed's trigger callback (its policy and its own schedule)
 // and EarlyStoppingCallback instances beside it (several of one class).
 struct CallbackOptions {
@@ -194,7 +204,17 @@ struct CallbackOptions {
     // Callback i gets patience early_stopping_patience + i. The default outlasts any run, so
     // they never stop it; a small one lets them stop training (a legitimate stop, P3 and P12).
     int early_stopping_patience = 1000;
+    double early_stopping_threshold = 0.001;  // callback k's threshold is this times k
+    ResumeChange resume_change;
 };
+
+// The callbacks one incarnation configures: the trigger's settings and the early-stopping
+// identities, in order (the resume change's, for a job resumed from a checkpoint).
+struct ConfiguredCallbacks {
+    PolicySettings policy;
+    std::vector<int> early_stopping;
+};
+ConfiguredCallbacks configured_callbacks(const CallbackOptions& callbacks, bool resumed_from_checkpoint);
 
 // The job's processes and what the launcher does when they hang.
 struct JobOptions {

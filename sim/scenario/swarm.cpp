@@ -176,10 +176,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_scores(rng, s.score);
     s.faults = draw_faults(rng, s);
     s.job.watchdog = roll(rng, kSwarm.watchdog);
-    // Drawn last, so every earlier draw of a seed stays what it was.
-    if (roll(rng, kSwarm.early_stopping_acts)) {
-        s.callbacks.early_stopping_patience = draw(rng, kSwarm.early_stopping_patience);
-    }
+    // Early stopping small enough to act is BUGGIFY's early_stopping_acts switch.
     buggify(Rng(seed).derive("buggify"), s);
     draw_trainer_realism(seed, s.trainer);
     return s;

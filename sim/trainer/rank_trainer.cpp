@@ -18,9 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-TriggerCallbackConfig trigger_config(const Scenario& s) {
+TriggerCallbackConfig trigger_config(const Scenario& s, const PolicySettings& policy) {
     TriggerCallbackConfig config;
-    config.policy = s.callbacks.policy;
+    config.policy = policy;
     config.gate_steps = s.callbacks.gate_steps;
     config.regular_steps = s.callbacks.regular_steps;
     config.save_total_limit = s.trainer.save_total_limit;
@@ -38,17 +38,22 @@ RankTrainer::RankTrainer(TrainerJob& job, int rank)
 void RankTrainer::build_callbacks() {
     callbacks_.clear();
     early_stopping_.clear();
-    auto trigger = std::make_unique<TriggerCallback>(trigger_config(job_.scenario), job_.fs, collective_);
+    // A job resumed from a checkpoint runs the configuration the user may have changed since.
+    const auto& options = job_.scenario.callbacks;
+    const auto configured = configured_callbacks(options, job_.resume_step.has_value());
+    auto trigger = std::make_unique<TriggerCallback>(trigger_config(job_.scenario, configured.policy),
+                                                     job_.fs, collective_);
     trigger_ = trigger.get();
     callbacks_.push_back(std::move(trigger));
     // Several callbacks of one class must save and restore their state (P10). With the default
     // patience they never stop a run; a scenario's small patience lets them stop it.
-    for (int i = 0; i < job_.scenario.callbacks.early_stopping_callbacks; ++i) {
-        const int patience = job_.scenario.callbacks.early_stopping_patience + i;
-        auto callback = job_.scenario.callbacks.early_stopping_state_keys
+    for (const int id : configured.early_stopping) {
+        const int patience = options.early_stopping_patience + id;
+        const double threshold = options.early_stopping_threshold * id;
+        auto callback = options.early_stopping_state_keys
                             ? std::make_unique<EarlyStoppingCallback>(
-                                  EarlyStoppingCallback::with_generated_state_key(patience, 0.001 * i))
-                            : std::make_unique<EarlyStoppingCallback>(patience, 0.001 * i);
+                                  EarlyStoppingCallback::with_generated_state_key(patience, threshold))
+                            : std::make_unique<EarlyStoppingCallback>(patience, threshold);
         early_stopping_.push_back(callback.get());
         callbacks_.push_back(std::move(callback));
     }

@@ -225,6 +225,7 @@ class Simulation final : public EventSink {
         }
         world_.stats.incarnations += 1;
         const auto& scenario = world_.scenario;
+        resumed_with_change_ = resume_step.has_value() && scenario.callbacks.resume_change.any();
         Rng chooser_rng =
             Rng(scenario.seed).derive("scheduler").derive(static_cast<std::uint64_t>(incarnation));
         RankScheduler scheduler({scenario.job.ranks, scenario.job.watchdog},
@@ -298,12 +299,20 @@ class Simulation final : public EventSink {
             end(Outcome::failed_explained, error);
             return true;
         }
+        if (resumed_with_change_) {
+            // The user changed the configuration before resuming: a loud refusal may be the right
+            // answer, and the callbacks checker (P10) judges whether it was and says why.
+            emit(ResumeRefused{error});
+            end(Outcome::failed_explained, error);
+            return true;
+        }
         end(Outcome::violated, error);
         emit(UnexplainedFailure{error});
         return true;
     }
 
     World world_;
+    bool resumed_with_change_ = false;  // the running incarnation resumed under a resume change
     Outcome outcome_ = Outcome::finished;
     std::string outcome_detail_;
     RankScheduler* scheduler_ = nullptr;  // the running incarnation's, or none

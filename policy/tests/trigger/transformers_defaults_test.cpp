@@ -62,6 +62,28 @@ TYPED_TEST(TransformersDefaults, ACallbackTheTrainerDidNotRestoreTakesItsStateFr
     EXPECT_EQ(callback.trigger_count(), 2);
 }
 
+TYPED_TEST(TransformersDefaults, AResumeWithAChangedSettingRefusesNamingItBothValuesAndTheFix) {
+    this->first_run_then_lose_the_sidecar();
+    auto config = this->every_ten_steps();
+    const auto saved_patience = config.policy.patience;
+    config.policy.patience = saved_patience + 2;
+    auto callback = this->make(config);
+    TrainerControl control;
+    std::string error;
+    try {
+        callback.on_train_begin({.output_dir = this->root()}, {.global_step = 20}, control);
+    } catch (const std::exception& refused) {
+        error = refused.what();
+    }
+    EXPECT_NE(error.find("with a changed patience"), std::string::npos) << error;
+    EXPECT_NE(error.find("saved with patience=" + std::to_string(saved_patience)), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("configured with patience=" + std::to_string(saved_patience + 2)), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("fresh output_dir"), std::string::npos) << error;
+    EXPECT_FALSE(callback.policy().state().best_step.has_value());  // nothing was adopted
+}
+
 TYPED_TEST(TransformersDefaults, TheMutantLeavesItToTheTrainerAndStartsFromNothing) {
     this->first_run_then_lose_the_sidecar();
     const MutantScope scope(Mutant::callback_state_left_to_trainer);
