@@ -52,6 +52,8 @@ enum class Mutant : std::uint8_t {
     stop_flag_not_persisted,
     callback_state_left_to_trainer,
     link_before_checkpoint_fsync,
+    appended_duplicates_restored,
+    resume_ignores_weights,
 };
 
 struct MutantInfo {
