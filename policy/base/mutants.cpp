@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 32> kCatalogue{{
+constexpr std::array<MutantInfo, 33> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -72,11 +72,17 @@ constexpr std::array<MutantInfo, 32> kCatalogue{{
      "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
     {Mutant::changed_args_silently_restored, "changed_args_silently_restored",
      "a restore rebuilds a callback from its saved args, so a setting changed before the resume is ignored"},
+    {Mutant::appended_duplicates_restored, "appended_duplicates_restored",
+     "the callback accepts restore_callback_states_from_checkpoint=True beside several callbacks of one "
+     "class while Transformers appends their states, so a resume restores their train-start states"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the
 // README's mutant section says why for each.
-constexpr std::array<MutantInfo, 0> kPending{};
+constexpr std::array<MutantInfo, 1> kPending{{
+    {Mutant::resume_ignores_weights, "resume_ignores_weights",
+     "the fixed resume rule trusts a complete trainer_state.json whose checkpoint lost its model weights"},
+}};
 
 // The entry for `matches`, in the catalogue first, then among the pending ones.
 template <typename Predicate>

@@ -54,6 +54,8 @@ enum class Mutant : std::uint8_t {
     link_before_checkpoint_fsync,
     recovery_link_before_fsync,
     changed_args_silently_restored,
+    appended_duplicates_restored,
+    resume_ignores_weights,
 };
 
 struct MutantInfo {

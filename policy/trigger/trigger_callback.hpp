@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/base/errors.hpp"
 #include "policy/callbacks/exportable_state.hpp"
 #include "policy/callbacks/trainer_control.hpp"
 #include "policy/callbacks/trainer_types.hpp"
@@ -65,6 +66,13 @@ struct TriggerCallbackConfig {
 // run had. L unknown (a seed version 1 sidecar, or no adopted sidecar) skips nothing, as the
 // seed; restoring from checkpoint-N's trainer_state.json alone needs no L, since nothing after N
 // was counted in that state.
+// on_train_begin's refusal of TrainingArguments under which no callback can keep its guarantees;
+// the message names the setting and the fix. A ValueError, as the seed's validation errors are.
+class TrainingArgumentsRefused : public ValueError {
+  public:
+    using ValueError::ValueError;
+};
+
 class TriggerCallback final : public ExportableState {
   public:
     static constexpr int kSidecarVersion = ckpt::kSidecarVersion;

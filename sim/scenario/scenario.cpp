@@ -332,6 +332,11 @@ json Scenario::to_json() const {
         {"checkpoint_fsync", trainer.checkpoint_fsync},
         {"stop_test", kStopTestNames.name(trainer.stop_test)},
         {"resume_from_checkpoint", kResumeArgumentNames.name(trainer.resume_from_checkpoint)},
+        {"rotation_order", kRotationOrderNames.name(trainer.rotation_order)},
+        {"stateful_callbacks_refresh",
+         kStatefulCallbacksRefreshNames.name(trainer.stateful_callbacks_refresh)},
+        {"restored_callbacks_position",
+         kRestoredCallbacksPositionNames.name(trainer.restored_callbacks_position)},
         {"early_stopping_callbacks", callbacks.early_stopping_callbacks},
         {"early_stopping_state_keys", callbacks.early_stopping_state_keys},
         {"early_stopping_patience", callbacks.early_stopping_patience},
@@ -383,6 +388,9 @@ Scenario Scenario::from_json(const json& document) {
                       "checkpoint_fsync",
                       "stop_test",
                       "resume_from_checkpoint",
+                      "rotation_order",
+                      "stateful_callbacks_refresh",
+                      "restored_callbacks_position",
                       "early_stopping_callbacks",
                       "early_stopping_state_keys",
                       "score",
@@ -429,6 +437,11 @@ Scenario Scenario::from_json(const json& document) {
     s.trainer.stop_test = r.choice("stop_test", StopTest::before_step, kStopTestNames);
     s.trainer.resume_from_checkpoint =
         r.choice("resume_from_checkpoint", ResumeArgument::last_checkpoint_path, kResumeArgumentNames);
+    s.trainer.rotation_order = r.choice("rotation_order", RotationOrder::step, kRotationOrderNames);
+    s.trainer.stateful_callbacks_refresh = r.choice(
+        "stateful_callbacks_refresh", StatefulCallbacksRefresh::replace, kStatefulCallbacksRefreshNames);
+    s.trainer.restored_callbacks_position = r.choice(
+        "restored_callbacks_position", RestoredCallbacksPosition::kept, kRestoredCallbacksPositionNames);
     s.callbacks.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.callbacks.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
     s.callbacks.early_stopping_patience = r.integer<int>("early_stopping_patience", 1000, 1, 1000000);

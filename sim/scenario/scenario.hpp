@@ -160,6 +160,28 @@ inline constexpr auto kResumeArgumentNames = make_enum_names<ResumeArgument>(
     {{ResumeArgument::last_checkpoint_path, "path"}, {ResumeArgument::always_true, "true"}});
 static_assert(kResumeArgumentNames.complete());
 
+// _rotate_checkpoints' order. Transformers >= 4.52 calls it with use_mtime=True: checkpoints sort
+// by their directory's mtime, and by step when the mtimes span less than 1 s; before, by step.
+enum class RotationOrder : std::uint8_t { mtime, step };
+inline constexpr auto kRotationOrderNames =
+    make_enum_names<RotationOrder>({{RotationOrder::mtime, "mtime"}, {RotationOrder::step, "step"}});
+static_assert(kRotationOrderNames.complete());
+
+// How _save_checkpoint refreshes stateful_callbacks for several callbacks of one class:
+// Transformers appends their states to the list built at init on every save (PR #33875 is not
+// merged), so a restore zips the first ones, from train start; `replace` re-exports them.
+enum class StatefulCallbacksRefresh : std::uint8_t { append, replace };
+inline constexpr auto kStatefulCallbacksRefreshNames = make_enum_names<StatefulCallbacksRefresh>(
+    {{StatefulCallbacksRefresh::append, "append"}, {StatefulCallbacksRefresh::replace, "replace"}});
+static_assert(kStatefulCallbacksRefreshNames.complete());
+
+// Where _load_callback_state puts the callbacks it rebuilt: Transformers removes each one and
+// appends the new one at the end of the callback list; `kept` leaves them where they were.
+enum class RestoredCallbacksPosition : std::uint8_t { end, kept };
+inline constexpr auto kRestoredCallbacksPositionNames = make_enum_names<RestoredCallbacksPosition>(
+    {{RestoredCallbacksPosition::end, "end"}, {RestoredCallbacksPosition::kept, "kept"}});
+static_assert(kRestoredCallbacksPositionNames.complete());
+
 // The Transformers side of a scenario, named as in TrainingArguments where it has a name there.
 // Every field added after the first scenario files defaults to the older model, so those files
 // replay unchanged; the swarm draws Transformers' defaults most often (swarm_trainer.cpp).
@@ -181,6 +203,9 @@ struct TrainerOptions {
     StopTest stop_test = StopTest::before_step;
     // train(resume_from_checkpoint=...) as the launcher passes it.
     ResumeArgument resume_from_checkpoint = ResumeArgument::last_checkpoint_path;
+    RotationOrder rotation_order = RotationOrder::step;
+    StatefulCallbacksRefresh stateful_callbacks_refresh = StatefulCallbacksRefresh::replace;
+    RestoredCallbacksPosition restored_callbacks_position = RestoredCallbacksPosition::kept;
 };
 
 // Issue 10: what the user changed before resuming. Every incarnation that resumes from a

@@ -162,6 +162,13 @@ void draw_trainer_realism(std::uint64_t seed, TrainerOptions& trainer) {
     trainer.resume_from_checkpoint = roll(rng, mix.resume_argument_true)
                                          ? ResumeArgument::always_true
                                          : ResumeArgument::last_checkpoint_path;
+    trainer.rotation_order = roll(rng, mix.rotation_by_mtime) ? RotationOrder::mtime : RotationOrder::step;
+    trainer.stateful_callbacks_refresh = roll(rng, mix.duplicate_refresh_appends)
+                                             ? StatefulCallbacksRefresh::append
+                                             : StatefulCallbacksRefresh::replace;
+    trainer.restored_callbacks_position = roll(rng, mix.restored_callbacks_at_end)
+                                              ? RestoredCallbacksPosition::end
+                                              : RestoredCallbacksPosition::kept;
 }
 
 }  // namespace

@@ -76,6 +76,9 @@ struct TrainerRealismMix {
     Odds no_checkpoint_fsync{3, 5};         // Transformers never fsyncs a checkpoint
     Odds stop_test_after_step{3, 4};        // the real loop's stop test
     Odds resume_argument_true{1, 5};        // train(resume_from_checkpoint=True)
+    Odds rotation_by_mtime{7, 10};          // _rotate_checkpoints(use_mtime=True)
+    Odds duplicate_refresh_appends{7, 10};  // PR #33875 unmerged: the refresh appends
+    Odds restored_callbacks_at_end{7, 10};  // _load_callback_state re-adds them at the end
 };
 
 struct SwarmRanges {

@@ -6,6 +6,7 @@
 
 #include "policy/formats/document_migrations.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/output_dir/model_weights.hpp"
 #include "policy/output_dir/resume_point.hpp"
 #include "sim/base/assert.hpp"
 #include "sim/checks/disk_truth.hpp"
@@ -203,6 +204,28 @@ class Simulation final : public EventSink {
         return true;  // the launcher passed get_last_checkpoint's None: train from scratch
     }
 
+    // Trainer._load_from_checkpoint loads the weights before anything else and raises when the
+    // checkpoint has none (a torn safetensors file fails to load too). A missing optimizer,
+    // scheduler or RNG file is skipped silently or logged, as Transformers does.
+    bool weights_load(std::int64_t step) {
+        const auto directory = join_path(kOutputDir, checkpoint_dir_name(step));
+        const auto weights = join_path(directory, "model.safetensors");
+        // Ground truth: the bytes the trainer wrote there, whole.
+        if (world_.fs.content_equals(FsView::visible, weights,
+                                     safetensors_without_tensors("weights@" + std::to_string(step)))) {
+            return true;
+        }
+        const auto error = "ValueError: Can't find a valid checkpoint at " + directory;
+        if (world_.scenario.trainer.resume_rule == ResumeRule::transformers) {
+            end(Outcome::resume_failed, error);
+        } else {
+            // The fixed rule promises a checkpoint the trainer can resume from.
+            end(Outcome::violated, "the fixed resume rule chose " + directory + ": " + error);
+            emit(UnexplainedFailure{error});
+        }
+        return false;
+    }
+
     void apply_crash(const SimulatedCrash& crash) {
         if (crash.kind() == CrashKind::process_kill) {
             world_.fs.process_kill();
@@ -220,7 +243,7 @@ class Simulation final : public EventSink {
     bool run_incarnation(int incarnation) {
         world_.incarnation = incarnation;
         std::optional<std::int64_t> resume_step;
-        if (!choose_resume_point(incarnation, resume_step)) {
+        if (!choose_resume_point(incarnation, resume_step) || (resume_step && !weights_load(*resume_step))) {
             return true;
         }
         world_.stats.incarnations += 1;
@@ -232,7 +255,16 @@ class Simulation final : public EventSink {
                                 [&chooser_rng](std::span<const int> runnable) {
                                     return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
                                 });
-        TrainerJob job{scenario, world_.fs, world_.scores, scheduler, *this, incarnation, resume_step, {}};
+        TrainerJob job{scenario,
+                       world_.fs,
+                       world_.scores,
+                       scheduler,
+                       *this,
+                       world_.clock,
+                       world_.checkpoint_mtimes,
+                       incarnation,
+                       resume_step,
+                       {}};
         if (resume_step) {
             const auto path =
                 join_path(join_path(kOutputDir, checkpoint_dir_name(*resume_step)), kTrainerStateName);
@@ -291,6 +323,10 @@ class Simulation final : public EventSink {
         }
         const auto error = first_failure(result);
         world_.trace_sink.record(-1, "job_failed", {{"error", error}});
+        if (first_failure_kind(result) == RankFailureKind::training_args_refused) {
+            end(Outcome::refused, error);  // before any state: every incarnation would refuse alike
+            return true;
+        }
         if (world_.faults.io_error_fired()) {
             world_.fs.process_kill();  // the job exits on the error; a scheduler restarts it
             return false;
@@ -328,6 +364,8 @@ std::string_view to_string(Outcome outcome) noexcept {
             return "failed_explained";
         case Outcome::resume_failed:
             return "resume_failed";
+        case Outcome::refused:
+            return "refused";
         case Outcome::hung:
             return "hung";
         case Outcome::violated:
