@@ -34,24 +34,39 @@ class CallbacksChecker {
         std::int64_t counter = 0;
         std::optional<double> best;
     };
-    // What an incarnation configured, and its early-stopping callbacks' modelled state.
+    // The EarlyStoppingCallback states trainer_state.json holds, in order, and whether as a list:
+    // the appending refresh keeps a removed class's states and grows a list at every save.
+    struct HeldStates {
+        std::vector<int> ids;
+        std::vector<EarlyStoppingModel> models;
+        bool list = false;
+    };
+    // What an incarnation runs, and its early-stopping callbacks' modelled state.
     struct Configuration {
         PolicySettings policy;
-        std::vector<int> ids;  // early-stopping identities, in configuration order
+        std::vector<int> ids;  // early-stopping identities, in callback-list (export) order
         std::vector<EarlyStoppingModel> models;
+        HeldStates held;  // what its next trainer_state.json will hold
     };
     // Whether the resume from `saved` to `now` must refuse, and the names it must give.
     std::vector<std::string> due_refusal(const Configuration& saved, const Configuration& now) const;
-    std::vector<EarlyStoppingModel> restored_models(const Configuration& saved,
-                                                    const std::vector<int>& ids) const;
-    void check_counters(const nlohmann::json& states, const std::vector<EarlyStoppingModel>& expected,
-                        const std::string& where);
+    // The restored models in configuration order; `restored` marks the callbacks given a state.
+    std::vector<EarlyStoppingModel> restored_models(const HeldStates& held, const std::vector<int>& ids,
+                                                    std::vector<bool>& restored) const;
+    bool same_callbacks(const std::vector<int>& written, const std::vector<int>& ids) const;
+    void move_restored_to_end(const std::vector<bool>& restored);
+    HeldStates after_save() const;
+    bool restored_as_held(const nlohmann::json& restored, const nlohmann::json& held) const;
+    std::optional<std::string> counters_finding(const nlohmann::json& states,
+                                                const std::vector<EarlyStoppingModel>& expected,
+                                                const std::string& where) const;
 
     const CheckerContext& context_;
     Configuration running_;                        // the running incarnation
     bool configuration_unchanged_ = true;          // the running one resumed under its checkpoint's
     std::vector<std::string> due_refusal_;         // names the running incarnation's refusal must give
     std::map<std::int64_t, Configuration> saved_;  // as of each checkpoint write
+    std::vector<std::string> restore_findings_;    // the last restore's, judged if it trains on
 };
 
 }  // namespace ckpt::sim

@@ -185,6 +185,9 @@ void apply(BuggifySwitch on, Rng& rng, Scenario& s) {
             break;
         case BuggifySwitch::repeat_best_score:
             repeat_best_score(rng, s.score);
+            if (roll(rng, kSwarm.buggify.tie_policy_stop)) {
+                s.callbacks.policy.tie_policy = TiePolicy::stop;
+            }
             // Tie policy stop ends the run at its first tie: one right after a warm-up that reset
             // the streak would never meet a non-zero one, so this seed trains without a warm-up
             // (unless the warm-up boundary is what another switch aims at).

@@ -60,6 +60,9 @@ struct FaultMix {
 struct BuggifyMix {
     Odds each{1, 4};
     Odds repeat_best_score{2, 3};  // ties are split four ways by tie policy: twice the odds
+    // With ties on, tie policy stop is drawn again at these odds: its seed ends at its first tie
+    // and the refusals a restore makes take a share, so it is the rarest of the four otherwise.
+    Odds tie_policy_stop{1, 8};
     Range<std::int64_t> early_stopping_patience{1, 3};
     // Callback k's threshold is this times k: above one or two grid steps (1/score_grid), so a
     // callback counts a small improvement the trigger saves, and its counter is live in a checkpoint.

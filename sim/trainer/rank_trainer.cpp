@@ -89,17 +89,17 @@ void RankTrainer::find_callbacks() {
 }
 
 // _load_callback_state: for each stored class (a JSON object iterates its keys sorted, as
-// save_to_json's sort_keys wrote them), the first live callbacks of that class zipped with its
-// stored states are removed and the rebuilt ones appended to the end of the callback list.
-void RankTrainer::move_restored_callbacks_to_end() {
+// save_to_json's sort_keys wrote them), the live callbacks of that class it restored (zipped with
+// its stored states) are removed and the rebuilt ones appended to the end of the callback list.
+void RankTrainer::move_restored_callbacks_to_end(const std::vector<bool>& restored) {
+    // Stored classes in their JSON (sorted) order; within a class, the restored callbacks in list
+    // order. Under state keys a restore may skip a callback, which then stays where it was.
     std::vector<std::unique_ptr<ExportableState>> moved;
     for (const auto& [class_name, data] : stored_callbacks_.items()) {
-        const std::size_t stored = data.is_array() ? data.size() : 1;
-        std::size_t taken = 0;
-        for (auto& callback : callbacks_) {
-            if (taken < stored && callback && callback->class_name() == class_name) {
+        for (std::size_t index = 0; index < callbacks_.size(); ++index) {
+            auto& callback = callbacks_[index];
+            if (restored[index] && callback && callback->class_name() == class_name) {
                 moved.push_back(std::move(callback));
-                ++taken;
             }
         }
     }
@@ -138,7 +138,9 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
                          TriggerCallback::from_state(saved, job_.fs, collective_, "sim"));
                  });
     std::vector<std::unique_ptr<ExportableState>> configured;
+    std::vector<const ExportableState*> as_configured;
     for (auto& callback : callbacks_) {
+        as_configured.push_back(callback.get());
         configured.push_back(std::move(callback));
     }
     configured.push_back(std::make_unique<TrainerControl>(control_));
@@ -148,7 +150,12 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     restored.callbacks.pop_back();
     callbacks_ = std::move(restored.callbacks);
     if (job_.scenario.trainer.restored_callbacks_position == RestoredCallbacksPosition::end) {
-        move_restored_callbacks_to_end();
+        // A callback the restore rebuilt is a new object.
+        std::vector<bool> restored(callbacks_.size());
+        for (std::size_t index = 0; index < callbacks_.size(); ++index) {
+            restored[index] = callbacks_[index].get() != as_configured[index];
+        }
+        move_restored_callbacks_to_end(restored);
     }
     find_callbacks();
     if (is_rank_zero()) {

@@ -49,7 +49,7 @@ class RankTrainer {
   private:
     void build_callbacks();
     void find_callbacks();
-    void move_restored_callbacks_to_end();
+    void move_restored_callbacks_to_end(const std::vector<bool>& restored);
     void stamp_if_created(const std::string& path);
     void restore_from_checkpoint(std::int64_t step);
     void train_begin();
