@@ -29,6 +29,7 @@
 #include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/output_dir/final_checkpoint_link.hpp"
+#include "policy/output_dir/model_weights.hpp"
 #include "policy/output_dir/resume_point.hpp"
 #include "policy/ports/collective.hpp"
 #include "policy/trigger/apply_decision.hpp"
@@ -252,7 +253,8 @@ class Harness {
     void write_checkpoint() {
         const auto dir = join_path(kOut, checkpoint_dir_name(global_step_));
         make_dirs(fs_, dir);
-        fs_.write_file(join_path(dir, "model.safetensors"), "weights@" + std::to_string(global_step_));
+        fs_.write_file(join_path(dir, "model.safetensors"),
+                       safetensors_without_tensors("weights@" + std::to_string(global_step_)));
         fs_.fsync_file(join_path(dir, "model.safetensors"));
         const json trainer_state = {
             {"global_step", global_step_},

@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 29> kCatalogue{{
+constexpr std::array<MutantInfo, 33> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -65,13 +65,23 @@ constexpr std::array<MutantInfo, 29> kCatalogue{{
      "the warm-up test is step <= patience_start_step, so the boundary evaluation is still warm-up"},
     {Mutant::stop_flag_not_persisted, "stop_flag_not_persisted",
      "the state serialiser drops stop_requested, so a durable stop is written as false"},
+    {Mutant::recovery_link_before_fsync, "recovery_link_before_fsync",
+     "on_train_begin's recovery republishes a checkpoint a killed process never fsynced without making "
+     "it durable, so the durable final_checkpoint names what a power loss would tear"},
+    {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
+     "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
+    {Mutant::changed_args_silently_restored, "changed_args_silently_restored",
+     "a restore rebuilds a callback from its saved args, so a setting changed before the resume is ignored"},
+    {Mutant::appended_duplicates_restored, "appended_duplicates_restored",
+     "the callback accepts restore_callback_states_from_checkpoint=True beside several callbacks of one "
+     "class while Transformers appends their states, so a resume restores their train-start states"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the
 // README's mutant section says why for each.
 constexpr std::array<MutantInfo, 1> kPending{{
-    {Mutant::early_stopping_counter_not_saved, "early_stopping_counter_not_saved",
-     "EarlyStoppingCallback exports its patience counter as 0, so a resume restarts its patience"},
+    {Mutant::resume_ignores_weights, "resume_ignores_weights",
+     "the fixed resume rule trusts a complete trainer_state.json whose checkpoint lost its model weights"},
 }};
 
 // The entry for `matches`, in the catalogue first, then among the pending ones.

@@ -52,6 +52,10 @@ enum class Mutant : std::uint8_t {
     stop_flag_not_persisted,
     callback_state_left_to_trainer,
     link_before_checkpoint_fsync,
+    recovery_link_before_fsync,
+    changed_args_silently_restored,
+    appended_duplicates_restored,
+    resume_ignores_weights,
 };
 
 struct MutantInfo {

@@ -24,6 +24,9 @@ class ExportableState {
     // duplicates are matched by position, as Transformers does.
     virtual std::optional<std::string> state_key() const { return std::nullopt; }
     virtual nlohmann::json state() const = 0;
+    // Whether state()'s "args" are the user's configuration, which a resume must not silently
+    // replace with the saved one (TrainerControl's args are its progress instead).
+    virtual bool args_are_configuration() const { return true; }
 };
 
 }  // namespace ckpt

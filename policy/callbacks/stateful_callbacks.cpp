@@ -312,6 +312,37 @@ std::unique_ptr<ExportableState> CallbackFactoryRegistry::create(const std::stri
     return callback;
 }
 
+namespace {
+
+// Transformers rebuilds a restored callback from its saved args, so an argument the user changed
+// before resuming would be silently dropped. A configured argument left unset (null) inherits.
+void refuse_changed_arguments(const std::string& class_name, const nlohmann::json& configured,
+                              const nlohmann::json& saved_state) {
+    const auto saved_args = saved_state.find("args");
+    if (!configured.is_object() || saved_args == saved_state.end() || !saved_args->is_object()) {
+        return;
+    }
+    std::string now;
+    std::string before;
+    for (const auto& [name, value] : configured.items()) {
+        const auto saved_value = saved_args->find(name);
+        if (value.is_null() || saved_value == saved_args->end() || saved_value->is_null() ||
+            *saved_value == value) {
+            continue;
+        }
+        now += (now.empty() ? "" : ", ") + name + "=" + value.dump();
+        before += (before.empty() ? "" : ", ") + name + "=" + saved_value->dump();
+    }
+    if (!now.empty()) {
+        throw ValueError(
+            class_name + " is configured with " + now + " but the checkpoint saved it with " + before +
+            ", and a restore rebuilds it from the saved arguments; resume with the saved "
+            "arguments, or set restore_callback_states_from_checkpoint=False to start it afresh");
+    }
+}
+
+}  // namespace
+
 RestoredCallbacks restore_stateful_callbacks(const nlohmann::json& saved,
                                              std::vector<std::unique_ptr<ExportableState>> configured,
                                              const CallbackFactoryRegistry& registry) {
@@ -326,6 +357,12 @@ RestoredCallbacks restore_stateful_callbacks(const nlohmann::json& saved,
     std::vector<std::unique_ptr<ExportableState>> rebuilt(configured.size());
     for (std::size_t index = 0; index < configured.size(); ++index) {
         if (plan.states[index]) {
+            if (configured[index]->args_are_configuration() &&
+                !mutants::is_active(mutants::Mutant::changed_args_silently_restored)) {
+                refuse_changed_arguments(described[index].class_name,
+                                         configured[index]->state().value("args", nlohmann::json()),
+                                         *plan.states[index]);
+            }
             rebuilt[index] = registry.create(described[index].class_name, *plan.states[index]);
         }
     }

@@ -107,6 +107,9 @@ struct RestoredCallbacks {
 
 // Transformers' _load_callback_state: every configured callback that has a saved state is
 // replaced by one rebuilt from it; the others are kept as configured. Order is preserved.
+// Unlike Transformers, which silently rebuilds from the saved args (so an argument changed before
+// the resume is ignored), a configured argument that differs from its saved value is a ValueError
+// naming it, both values and the fix; TrainerControl, whose args are its flags, is exempt.
 // All rebuilding happens before anything is replaced, so a failure leaves no half-restore.
 RestoredCallbacks restore_stateful_callbacks(const nlohmann::json& saved,
                                              std::vector<std::unique_ptr<ExportableState>> configured,

@@ -19,6 +19,7 @@ struct TrainerControl final : ExportableState {
 
     std::string class_name() const override { return "TrainerControl"; }
     nlohmann::json state() const override;
+    bool args_are_configuration() const override { return false; }  // its flags live in "args"
     // Rebuilds a control from state(); missing flags default to false, as Transformers does.
     static TrainerControl from_state(const nlohmann::json& state);
 };

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ckpt {
 
@@ -18,6 +19,13 @@ struct TrainingArguments {
     std::int64_t save_total_limit = 0;    // 0: None
     std::string metric_for_best_model{};  // empty: None
     bool load_best_model_at_end = false;
+    bool restore_callback_states_from_checkpoint = false;
+    // Not TrainingArguments fields: what on_train_begin learns from the trainer around them. The
+    // classes state.stateful_callbacks stores as lists (several callbacks of one class), and
+    // whether the installed Transformers appends their refreshed states to those lists on every
+    // save (every release so far: PR #33875 is not merged; a real integration reads the version).
+    std::vector<std::string> stateful_classes_with_several_callbacks{};
+    bool refresh_appends_duplicate_states = true;
 };
 
 struct TrainerStateView {

@@ -14,15 +14,16 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 9> kKnownFields{"restore_callback_states_from_checkpoint",
-                                                       "save_strategy",
-                                                       "save_total_limit",
-                                                       "metric_for_best_model",
-                                                       "greater_is_better",
-                                                       "load_best_model_at_end",
-                                                       "resume_from_checkpoint",
-                                                       "world_size",
-                                                       "save_on_each_node"};
+constexpr std::array<std::string_view, 10> kKnownFields{"restore_callback_states_from_checkpoint",
+                                                        "save_strategy",
+                                                        "save_total_limit",
+                                                        "metric_for_best_model",
+                                                        "greater_is_better",
+                                                        "load_best_model_at_end",
+                                                        "resume_from_checkpoint",
+                                                        "world_size",
+                                                        "save_on_each_node",
+                                                        "callbacks"};
 
 [[noreturn]] void wrong_type(std::string_view field, std::string_view expected) {
     throw ValueError("training args field '" + std::string(field) + "' must be " + std::string(expected));
@@ -61,6 +62,44 @@ std::optional<std::int64_t> integer(const json& args, const char* field) {
     return found->get<std::int64_t>();
 }
 
+// The `callbacks` convenience field: the class names passed to Trainer(callbacks=...).
+std::optional<std::string> class_passed_twice(const json& args) {
+    const auto found = args.find("callbacks");
+    if (found == args.end() || found->is_null()) {
+        return std::nullopt;
+    }
+    if (!found->is_array() ||
+        !std::all_of(found->begin(), found->end(), [](const json& name) { return name.is_string(); })) {
+        wrong_type("callbacks", "a list of callback class names");
+    }
+    std::vector<std::string> names;
+    for (const auto& name : *found) {
+        names.push_back(name.get<std::string>());
+    }
+    std::sort(names.begin(), names.end());
+    const auto twice = std::adjacent_find(names.begin(), names.end());
+    return twice == names.end() ? std::nullopt : std::optional(*twice);
+}
+
+void add_callback_list_findings(const json& args, bool restore, TrainingArgsReport& report) {
+    const auto twice = class_passed_twice(args);
+    if (restore && twice) {
+        report.findings.push_back(
+            {"restore_callback_states_from_checkpoint=True with several " + *twice + " callbacks", "P10",
+             false,
+             "every save appends their states to stateful_callbacks (PR #33875) and a resume restores the "
+             "first ones, from train start; the callback refuses this at on_train_begin"});
+    } else if (twice) {
+        report.findings.push_back({"several " + *twice + " callbacks", "", true,
+                                   "their appended states are never restored with "
+                                   "restore_callback_states_from_checkpoint=False"});
+    }
+    if (restore) {
+        report.findings.push_back({"restored callbacks are re-added at the end of the callback list", "",
+                                   true, "the callback's hooks read no other callback's flags"});
+    }
+}
+
 void add_resume_findings(const json& args, TrainingArgsReport& report) {
     const bool restore = boolean(args, "restore_callback_states_from_checkpoint", false);
     report.findings.push_back(
@@ -69,6 +108,7 @@ void add_resume_findings(const json& args, TrainingArgsReport& report) {
                 : TrainingArgsFinding{"restore_callback_states_from_checkpoint=False (default)", "", true,
                                       "the Trainer restores no callback state; the callback takes its own "
                                       "from checkpoint-N's trainer_state.json at on_train_begin"});
+    add_callback_list_findings(args, restore, report);
     const auto resume = args.find("resume_from_checkpoint");
     if (resume != args.end() && !resume->is_null() && !resume->is_boolean() && !resume->is_string()) {
         wrong_type("resume_from_checkpoint", "true, false, a path or null");
@@ -95,6 +135,9 @@ void add_save_findings(const json& args, TrainingArgsReport& report) {
     report.findings.push_back({"checkpoints are never fsynced (Transformers)", "", true,
                                "the callback fsyncs the checkpoint's files and directory before "
                                "final_checkpoint names it"});
+    report.findings.push_back({"rotation by mtime (use_mtime=True), by step under a 1 s span", "", true,
+                               "every checkpoint the callback links is the newest by mtime and by step "
+                               "when it is linked"});
     report.findings.push_back({"should_training_stop tested after the step (Transformers' loop)", "", true,
                                "a resumed job takes one optimizer step after a durable stop, with no "
                                "evaluation and no save"});

@@ -1,9 +1,9 @@
 #pragma once
 
 // Where a restarted job resumes from, over the FileSystem port: Transformers' rule (the newest
-// checkpoint-N, complete or not) and the fixed rule (the newest complete one, after which the
-// newer, incomplete ones are removed). The resume_trusts_incomplete mutant is checked here and
-// nowhere else. Depends on checkpoint_layout and the ports only.
+// checkpoint-N, complete or not) and the fixed rule (the newest complete one that still holds
+// its model weights, after which the newer ones are removed). The resume_trusts_incomplete mutant is checked
+// here and nowhere else. Depends on checkpoint_layout and the ports only.
 
 #include <optional>
 #include <string>
@@ -15,7 +15,7 @@ namespace ckpt {
 
 enum class ResumeSourceRule {
     newest_directory,  // Transformers' get_last_checkpoint
-    newest_complete,   // the fixed rule
+    newest_complete,   // the fixed rule: complete and holding model weights
 };
 
 // What a resume reports while it runs, so a caller can trace and check each step in order.

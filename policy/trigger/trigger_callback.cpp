@@ -133,19 +133,32 @@ void TriggerCallback::record_checkpoint_evaluation_decision(const json& decision
 
 void TriggerCallback::refuse_unsafe_training_args(const TrainingArguments& args) {
     if (args.save_strategy == "best") {
-        throw ValueError(
+        throw TrainingArgumentsRefused(
             "checkpoint evaluation cannot run with save_strategy=\"best\": Transformers then saves only on "
             "its own new best metric, never on this callback's save events; use save_strategy=\"steps\" "
             "or \"epoch\"");
     }
     const bool trainer_tracks_best = args.load_best_model_at_end || !args.metric_for_best_model.empty();
     if (trainer_tracks_best && args.save_total_limit == 1) {
-        throw ValueError(
+        throw TrainingArgumentsRefused(
             "checkpoint evaluation cannot run with save_total_limit=1 and metric_for_best_model or "
             "load_best_model_at_end: Transformers deletes every checkpoint but its own "
             "best_model_checkpoint, "
             "which can be another than final_checkpoint's target; set save_total_limit >= 2 or unset "
             "metric_for_best_model and load_best_model_at_end");
+    }
+    if (args.restore_callback_states_from_checkpoint && args.refresh_appends_duplicate_states &&
+        !args.stateful_classes_with_several_callbacks.empty() &&
+        !mutants::is_active(Mutant::appended_duplicates_restored)) {
+        const auto& name = args.stateful_classes_with_several_callbacks.front();
+        throw TrainingArgumentsRefused(
+            "checkpoint evaluation cannot run with restore_callback_states_from_checkpoint=True and "
+            "several " +
+            name + " callbacks: Transformers appends every save's states to stateful_callbacks[\"" + name +
+            "\"] (PR #33875) and a resume restores the first ones, saved at the start of training; set "
+            "restore_callback_states_from_checkpoint=False (this callback then restores its own state) or "
+            "pass one " +
+            name + " callback");
     }
 }
 
@@ -265,7 +278,9 @@ void TriggerCallback::recover_committed_checkpoint_artifacts() {
     // The checkpoint may only be complete in the page cache: a process killed between the write
     // of trainer_state.json and its fsync leaves it so. Make it durable before pointing the
     // durable link at it, or a power loss would leave final_checkpoint naming a torn checkpoint.
-    make_checkpoint_durable(*policy_.state().best_step);
+    if (!mutants::is_active(Mutant::recovery_link_before_fsync)) {
+        make_checkpoint_durable(*policy_.state().best_step);
+    }
     publish_best_checkpoint();
 }
 

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/base/errors.hpp"
 #include "policy/callbacks/exportable_state.hpp"
 #include "policy/callbacks/trainer_control.hpp"
 #include "policy/callbacks/trainer_types.hpp"
@@ -65,6 +66,13 @@ struct TriggerCallbackConfig {
 // run had. L unknown (a seed version 1 sidecar, or no adopted sidecar) skips nothing, as the
 // seed; restoring from checkpoint-N's trainer_state.json alone needs no L, since nothing after N
 // was counted in that state.
+// on_train_begin's refusal of TrainingArguments under which no callback can keep its guarantees;
+// the message names the setting and the fix. A ValueError, as the seed's validation errors are.
+class TrainingArgumentsRefused : public ValueError {
+  public:
+    using ValueError::ValueError;
+};
+
 class TriggerCallback final : public ExportableState {
   public:
     static constexpr int kSidecarVersion = ckpt::kSidecarVersion;
@@ -126,6 +134,9 @@ class TriggerCallback final : public ExportableState {
     // callback's saved attributes from that checkpoint's trainer_state.json, as a restore would.
     void restore_own_state_from_checkpoint(std::int64_t global_step);
     void apply_saved_attributes(const nlohmann::json& attributes);
+    // A resume must not re-judge counts under other settings: throws ValueError naming every
+    // changed setting, the saved and configured values, and the fix.
+    void refuse_changed_settings(const nlohmann::json& saved_args, std::int64_t checkpoint_step) const;
     void make_checkpoint_durable(std::int64_t step);
     void drop_link_to_lost_checkpoint();
     // Throws ValueError naming the setting and its fix (on every rank alike, before any I/O).

@@ -37,7 +37,46 @@ std::int64_t positive_save_total_limit(const json& value) {
     }
 }
 
+// The settings a checkpoint's saved args hold, or nothing when they cannot be read (the seed's
+// own checks in load_state_dict then judge the state).
+std::optional<PolicySettings> saved_settings(const json& args) {
+    try {
+        return CheckpointEvaluationPolicy::from_loose_settings(get_or(args, "patience", 3),
+                                                               get_or(args, "tie_policy", "reset"),
+                                                               get_or(args, "patience_start_step", 0))
+            .settings();
+    } catch (const ValueError&) {
+        return std::nullopt;
+    }
+}
+
 }  // namespace
+
+void TriggerCallback::refuse_changed_settings(const json& saved_args, std::int64_t checkpoint_step) const {
+    const auto saved = saved_settings(saved_args);
+    const auto& now = policy_.settings();
+    if (!saved || *saved == now) {
+        return;
+    }
+    const auto describe = [](const PolicySettings& s) {
+        return "patience=" + std::to_string(s.patience) +
+               ", tie_policy=" + std::string(to_string(s.tie_policy)) +
+               ", patience_start_step=" + std::to_string(s.patience_start_step);
+    };
+    std::string changed;
+    const auto note = [&changed](bool differs, const char* name) {
+        if (differs) {
+            changed += (changed.empty() ? "" : ", ") + std::string(name);
+        }
+    };
+    note(saved->patience != now.patience, "patience");
+    note(saved->tie_policy != now.tie_policy, "tie_policy");
+    note(saved->patience_start_step != now.patience_start_step, "patience_start_step");
+    throw ValueError("checkpoint evaluation cannot resume from checkpoint-" +
+                     std::to_string(checkpoint_step) + " with a changed " + changed + ": it was saved with " +
+                     describe(*saved) + ", this run is configured with " + describe(now) +
+                     "; resume with the saved settings, or start in a fresh output_dir to use the new ones");
+}
 
 json TriggerCallback::state() const {
     const auto& settings = policy_.settings();
@@ -129,7 +168,9 @@ void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step
     if (!saved || !saved->state.is_object()) {
         return;  // a checkpoint without this callback's state: start as configured, as Transformers
     }
-    // The user's current arguments stay; the attributes are the checkpoint's.
+    // The user's current arguments stay; the attributes are the checkpoint's, so they must have
+    // been counted under the same settings.
+    refuse_changed_settings(member_or_empty(saved->state, "args"), global_step);
     apply_saved_attributes(member_or_empty(saved->state, "attributes"));
 }
 

@@ -1,41 +1,154 @@
-// P10 against the callback states the ledger recorded when the checkpoint was written, and the
-// early-stopping counters against the checker's own replay of the scores. Skips checkpoints the
-// ledger no longer holds intact.
+// P10 against the callback states the ledger recorded when the checkpoint was written, the
+// early-stopping counters against the checker's own replay of the scores, and a resume under a
+// changed configuration against the rule (reference_policy.hpp): refuse when the trigger's
+// settings changed, or when Transformers' positional restore would rebuild an early-stopping
+// callback from another one's arguments. It models the callback list order and the states
+// trainer_state.json holds. Skips checkpoints the ledger no longer holds intact.
 #include "sim/checks/callbacks_checker.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "sim/checks/disk_truth.hpp"
+#include "sim/checks/reference_policy.hpp"
 
 namespace ckpt::sim {
 
 using nlohmann::json;
 
-std::vector<CallbacksChecker::EarlyStoppingModel> CallbacksChecker::fresh_models() const {
-    return std::vector<EarlyStoppingModel>(
-        static_cast<std::size_t>(context_.scenario.callbacks.early_stopping_callbacks));
-}
-
 void CallbacksChecker::on(const IncarnationBegan& e) {
-    // A resume continues the branch of its checkpoint (set when the callbacks are restored); a
-    // fresh start begins a new one.
-    models_ = fresh_models();
-    if (e.resume_step) {
-        const auto saved = saved_.find(*e.resume_step);
-        if (saved != saved_.end()) {
-            models_ = saved->second;
+    // A resume continues the branch of its checkpoint; a fresh start begins a new one, whose
+    // TrainerState holds the states exported when the Trainer was built.
+    const auto configured = configured_callbacks(context_.scenario.callbacks, e.resume_step.has_value());
+    const auto count = configured.early_stopping.size();
+    running_ = {configured.policy, configured.early_stopping, std::vector<EarlyStoppingModel>(count), {}};
+    running_.held = {running_.ids, running_.models, count >= 2};
+    configuration_unchanged_ = true;
+    due_refusal_.clear();
+    restore_findings_.clear();
+    if (!e.resume_step) {
+        return;
+    }
+    const auto saved = saved_.find(*e.resume_step);
+    if (saved == saved_.end()) {
+        return;
+    }
+    const HeldStates& held = saved->second.held;
+    running_.held = held;  // a resume loads the checkpoint's stateful_callbacks as they are
+    // Unchanged: the callbacks the checkpoint was written by, and no class's states kept beyond
+    // them (the appending refresh keeps a removed class's, and a restore rightly warns of it).
+    configuration_unchanged_ = saved->second.policy == running_.policy &&
+                               same_callbacks(saved->second.ids, running_.ids) &&
+                               !(saved->second.ids.empty() && !held.ids.empty());
+    due_refusal_ = due_refusal(saved->second, running_);
+    if (context_.scenario.trainer.restore_callback_states_from_checkpoint) {
+        std::vector<bool> restored;
+        running_.models = restored_models(held, running_.ids, restored);
+        if (context_.scenario.trainer.restored_callbacks_position == RestoredCallbacksPosition::end) {
+            move_restored_to_end(restored);
         }
     }
 }
 
+// Whether the early-stopping callbacks are the ones a checkpoint was written by (in list order):
+// by identity with state keys, by position without them.
+bool CallbacksChecker::same_callbacks(const std::vector<int>& written, const std::vector<int>& ids) const {
+    if (context_.scenario.callbacks.early_stopping_state_keys) {
+        return std::is_permutation(written.begin(), written.end(), ids.begin(), ids.end());
+    }
+    return written == ids;
+}
+
+std::vector<std::string> CallbacksChecker::due_refusal(const Configuration& saved,
+                                                       const Configuration& now) const {
+    std::vector<std::string> names;
+    for (const auto name : reference_changed_settings(saved.policy, now.policy)) {
+        names.emplace_back(name);
+    }
+    // Without state keys a restore zips the configured early-stopping callbacks with the held
+    // states by position, and one rebuilt from another's saved arguments is a changed argument.
+    const auto& options = context_.scenario;
+    if (names.empty() && options.trainer.restore_callback_states_from_checkpoint &&
+        !options.callbacks.early_stopping_state_keys) {
+        const auto shared = std::min(saved.held.ids.size(), now.ids.size());
+        for (std::size_t j = 0; j < shared; ++j) {
+            if (saved.held.ids[j] != now.ids[j]) {
+                names.emplace_back("early_stopping_patience");
+                break;
+            }
+        }
+    }
+    return names;
+}
+
+std::vector<CallbacksChecker::EarlyStoppingModel> CallbacksChecker::restored_models(
+    const HeldStates& held, const std::vector<int>& ids, std::vector<bool>& restored) const {
+    std::vector<EarlyStoppingModel> models(ids.size());
+    restored.assign(ids.size(), false);
+    std::vector<bool> used(held.ids.size(), false);
+    const bool keyed = context_.scenario.callbacks.early_stopping_state_keys;
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+        // Which callbacks get a held state: with state keys one of the same identity, without
+        // them the one at the same position (which due_refusal holds to identity). A callback
+        // that gets none starts fresh.
+        std::size_t found = keyed ? 0 : j;
+        while (keyed && found < held.ids.size() && (used[found] || held.ids[found] != ids[j])) {
+            ++found;
+        }
+        if (found >= held.ids.size()) {
+            continue;
+        }
+        used[found] = true;
+        restored[j] = true;
+        // The state it must get is its own at the checkpoint: the last one held for it (the
+        // appending refresh keeps older ones in front, which Transformers' zip would restore).
+        const auto last = std::find(held.ids.rbegin(), held.ids.rend(), ids[j]);
+        if (last != held.ids.rend()) {
+            models[j] = held.models[static_cast<std::size_t>(held.ids.rend() - last - 1)];
+        }
+    }
+    return models;
+}
+
+// _load_callback_state removes each callback it restored and re-adds the rebuilt one at the end
+// of the callback list: the ones it did not restore come first, in configuration order.
+void CallbacksChecker::move_restored_to_end(const std::vector<bool>& restored) {
+    std::vector<int> ids;
+    std::vector<EarlyStoppingModel> models;
+    for (const bool moved : {false, true}) {
+        for (std::size_t j = 0; j < restored.size(); ++j) {
+            if (restored[j] == moved) {
+                ids.push_back(running_.ids[j]);
+                models.push_back(running_.models[j]);
+            }
+        }
+    }
+    running_.ids = std::move(ids);
+    running_.models = std::move(models);
+}
+
+// _save_checkpoint's refresh: a clean export, or (the appending refresh) a held list gets every
+// live state appended, a held single state is replaced, and an unconfigured class's is kept.
+CallbacksChecker::HeldStates CallbacksChecker::after_save() const {
+    const HeldStates live{running_.ids, running_.models, running_.ids.size() >= 2};
+    if (context_.scenario.trainer.stateful_callbacks_refresh != StatefulCallbacksRefresh::append ||
+        (!running_.held.list && !live.ids.empty())) {
+        return live;
+    }
+    HeldStates held = running_.held;
+    held.ids.insert(held.ids.end(), live.ids.begin(), live.ids.end());
+    held.models.insert(held.models.end(), live.models.begin(), live.models.end());
+    return held;
+}
+
 // The rule, greater is better: a finite score strictly above the best by more than the threshold
 // resets the counter, anything else adds one; any strictly better finite score becomes the best.
-// The simulated trainer configures callback i with threshold 0.001 * i.
+// Callback k's threshold is the scenario's early_stopping_threshold times k.
 void CallbacksChecker::on(const DecisionMade& e) {
-    for (std::size_t i = 0; i < models_.size(); ++i) {
-        auto& model = models_[i];
-        const double threshold = 0.001 * static_cast<double>(i);
+    for (std::size_t j = 0; j < running_.models.size(); ++j) {
+        auto& model = running_.models[j];
+        const double threshold = context_.scenario.callbacks.early_stopping_threshold * running_.ids[j];
         const bool finite = std::isfinite(e.score);
         const bool strictly_better = finite && (!model.best || e.score > *model.best);
         const bool improved =
@@ -48,58 +161,120 @@ void CallbacksChecker::on(const DecisionMade& e) {
 }
 
 void CallbacksChecker::on(const TrainerStateWritten& e) {
-    saved_[e.step] = models_;
+    running_.held = after_save();
+    saved_[e.step] = running_;
+    // The event carries the live export (the appending refresh's stale entries are not in it).
+    if (auto finding = counters_finding(e.callback_states, running_.models,
+                                        "written into checkpoint-" + std::to_string(e.step))) {
+        context_.violate(Property::P10, *finding);
+    }
 }
 
+// With state keys a restore matches by identity, so the order of an early-stopping list carries
+// nothing: compare the lists sorted by key. Without them the order is the identity.
+bool CallbacksChecker::restored_as_held(const json& restored, const json& held) const {
+    if (!context_.scenario.callbacks.early_stopping_state_keys) {
+        return restored == held;
+    }
+    const auto by_key = [](json states) {
+        const auto found = states.find("EarlyStoppingCallback");
+        if (found != states.end() && found->is_array()) {
+            std::sort(found->begin(), found->end(), [](const json& a, const json& b) {
+                return a.value("state_key", std::string()) < b.value("state_key", std::string());
+            });
+        }
+        return states;
+    };
+    return by_key(restored) == by_key(held);
+}
+
+// Judged when training goes on with what was restored: a resume refused at on_train_begin
+// (a changed setting, or the appending refresh beside several callbacks of one class) never
+// trains with it.
 void CallbacksChecker::on(const CallbacksRestored& e) {
+    restore_findings_.clear();
     const auto record = context_.ledger.checkpoints.find(e.step);
     if (record == context_.ledger.checkpoints.end() ||
         !record_intact(context_.fs, context_.ledger, record->second)) {
         return;
     }
-    if (e.restored_states != record->second.callback_states) {
-        context_.violate(Property::P10, "callbacks restored from checkpoint-" + std::to_string(e.step) +
-                                            " as " + e.restored_states.dump() + " but held " +
-                                            record->second.callback_states.dump() + " when it was written");
+    if (configuration_unchanged_) {
+        if (!restored_as_held(e.restored_states, record->second.callback_states)) {
+            restore_findings_.push_back("callbacks restored from checkpoint-" + std::to_string(e.step) +
+                                        " as " + e.restored_states.dump() + " but held " +
+                                        record->second.callback_states.dump() + " when it was written");
+        }
+        if (!e.warnings.empty()) {
+            restore_findings_.push_back("restoring an unchanged configuration warned: " + e.warnings.front());
+        }
     }
-    if (!e.warnings.empty()) {
-        context_.violate(Property::P10, "restoring an unchanged configuration warned: " + e.warnings.front());
+    if (auto finding = counters_finding(e.restored_states, running_.models,
+                                        "restored from checkpoint-" + std::to_string(e.step))) {
+        restore_findings_.push_back(std::move(*finding));
     }
-    check_early_stopping(e.step, e.restored_states);
 }
 
-void CallbacksChecker::check_early_stopping(std::int64_t step, const json& restored) {
-    const auto saved = saved_.find(step);
-    if (saved == saved_.end() || saved->second.empty()) {
+void CallbacksChecker::on(const TrainBegan& e) {
+    for (const auto& finding : restore_findings_) {
+        context_.violate(Property::P10, finding);
+    }
+    restore_findings_.clear();
+    if (e.resumed && !due_refusal_.empty()) {
+        context_.violate(Property::P10, "a resume with a changed " + due_refusal_.front() +
+                                            " trained on instead of refusing (the saved counts were "
+                                            "judged under the old configuration)");
+    }
+}
+
+void CallbacksChecker::on(const ResumeRefused& e) {
+    if (due_refusal_.empty()) {
+        context_.violate(Property::P10, "a resume the configuration change allows was refused: " + e.error);
         return;
     }
-    const auto found = restored.find("EarlyStoppingCallback");
-    if (found == restored.end()) {
-        context_.violate(Property::P10,
-                         "no EarlyStoppingCallback restored from checkpoint-" + std::to_string(step));
-        return;
+    for (const auto& name : due_refusal_) {
+        if (e.error.find(name) == std::string::npos) {
+            context_.violate(Property::P10,
+                             "a refused resume does not name the changed " + name + ": " + e.error);
+            return;
+        }
     }
-    // One callback of a class is stored bare, several as a list in configuration order.
-    const json states = found->is_array() ? *found : json::array({*found});
-    for (std::size_t i = 0; i < saved->second.size(); ++i) {
-        const auto expected = saved->second[i].counter;
+}
+
+std::optional<std::string> CallbacksChecker::counters_finding(const json& states,
+                                                              const std::vector<EarlyStoppingModel>& expected,
+                                                              const std::string& where) const {
+    if (expected.empty()) {
+        return std::nullopt;
+    }
+    const auto found = states.find("EarlyStoppingCallback");
+    if (found == states.end()) {
+        return "no EarlyStoppingCallback state " + where;
+    }
+    // One callback of a class is stored bare, several as a list in configuration order (read in
+    // place: this runs at every checkpoint write).
+    const auto entry = [&found](std::size_t j) -> const json* {
+        if (found->is_array()) {
+            return j < found->size() ? &(*found)[j] : nullptr;
+        }
+        return j == 0 ? &*found : nullptr;
+    };
+    for (std::size_t j = 0; j < expected.size(); ++j) {
         const json* counter = nullptr;
-        if (i < states.size() && states[i].is_object()) {
-            const auto attributes = states[i].find("attributes");
-            if (attributes != states[i].end() && attributes->is_object() &&
+        if (const json* state = entry(j); state != nullptr && state->is_object()) {
+            const auto attributes = state->find("attributes");
+            if (attributes != state->end() && attributes->is_object() &&
                 attributes->contains("early_stopping_patience_counter")) {
                 counter = &(*attributes)["early_stopping_patience_counter"];
             }
         }
-        if (counter == nullptr || !counter->is_number_integer() || counter->get<std::int64_t>() != expected) {
-            context_.violate(Property::P10,
-                             "EarlyStoppingCallback #" + std::to_string(i) + " restored from checkpoint-" +
-                                 std::to_string(step) + " with patience counter " +
-                                 (counter ? counter->dump() : std::string("none")) + ", but its " +
-                                 "scores on this branch give " + std::to_string(expected));
-            return;
+        if (counter == nullptr || !counter->is_number_integer() ||
+            counter->get<std::int64_t>() != expected[j].counter) {
+            return "EarlyStoppingCallback #" + std::to_string(j) + " " + where + " with patience counter " +
+                   (counter ? counter->dump() : std::string("none")) +
+                   ", but its scores on this branch give " + std::to_string(expected[j].counter);
         }
     }
+    return std::nullopt;
 }
 
 }  // namespace ckpt::sim

@@ -1,12 +1,14 @@
-// P10: every stateful callback restores to its state at the checkpoint, without warnings. The
-// early-stopping callbacks' patience counters are recomputed here from the scores the ledger saw
-// handed out on the current branch of history (REFERENCE.md's rule), never read from their own
-// export, and compared with what was restored.
+// P10: every stateful callback restores to its state at the checkpoint, and a resume under a
+// changed configuration (the scenario's resume change) refuses loudly when it must. The
+// early-stopping counters are recomputed here from the scores the ledger saw on the current
+// branch of history (REFERENCE.md's rule), never read from their own export, and compared with
+// every export written into a checkpoint and with what a resume restored.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/checks/checker_context.hpp"
@@ -22,6 +24,8 @@ class CallbacksChecker {
     void on(const DecisionMade& e);
     void on(const TrainerStateWritten& e);
     void on(const CallbacksRestored& e);
+    void on(const TrainBegan& e);
+    void on(const ResumeRefused& e);
     void on(const auto&) noexcept {}
 
   private:
@@ -30,12 +34,39 @@ class CallbacksChecker {
         std::int64_t counter = 0;
         std::optional<double> best;
     };
-    std::vector<EarlyStoppingModel> fresh_models() const;
-    void check_early_stopping(std::int64_t step, const nlohmann::json& restored);
+    // The EarlyStoppingCallback states trainer_state.json holds, in order, and whether as a list:
+    // the appending refresh keeps a removed class's states and grows a list at every save.
+    struct HeldStates {
+        std::vector<int> ids;
+        std::vector<EarlyStoppingModel> models;
+        bool list = false;
+    };
+    // What an incarnation runs, and its early-stopping callbacks' modelled state.
+    struct Configuration {
+        PolicySettings policy;
+        std::vector<int> ids;  // early-stopping identities, in callback-list (export) order
+        std::vector<EarlyStoppingModel> models;
+        HeldStates held;  // what its next trainer_state.json will hold
+    };
+    // Whether the resume from `saved` to `now` must refuse, and the names it must give.
+    std::vector<std::string> due_refusal(const Configuration& saved, const Configuration& now) const;
+    // The restored models in configuration order; `restored` marks the callbacks given a state.
+    std::vector<EarlyStoppingModel> restored_models(const HeldStates& held, const std::vector<int>& ids,
+                                                    std::vector<bool>& restored) const;
+    bool same_callbacks(const std::vector<int>& written, const std::vector<int>& ids) const;
+    void move_restored_to_end(const std::vector<bool>& restored);
+    HeldStates after_save() const;
+    bool restored_as_held(const nlohmann::json& restored, const nlohmann::json& held) const;
+    std::optional<std::string> counters_finding(const nlohmann::json& states,
+                                                const std::vector<EarlyStoppingModel>& expected,
+                                                const std::string& where) const;
 
     const CheckerContext& context_;
-    std::vector<EarlyStoppingModel> models_;                         // the running incarnation
-    std::map<std::int64_t, std::vector<EarlyStoppingModel>> saved_;  // as of each checkpoint write
+    Configuration running_;                        // the running incarnation
+    bool configuration_unchanged_ = true;          // the running one resumed under its checkpoint's
+    std::vector<std::string> due_refusal_;         // names the running incarnation's refusal must give
+    std::map<std::int64_t, Configuration> saved_;  // as of each checkpoint write
+    std::vector<std::string> restore_findings_;    // the last restore's, judged if it trains on
 };
 
 }  // namespace ckpt::sim

@@ -1,9 +1,8 @@
 // The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
-// The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
-// (P2, P9), commit (P5), link (P1, P4), retention (P1), ranks (P6, P7), callbacks (P10), rules
-// (P11), liveness (P12), schedule (P13). That order keeps the violations of one event in the order
-// DESIGN.md's checks list them. Checkers read the ledger; the LedgerWriter, delivered the event
-// first, writes it.
+// (P2, P9), commit (P5), link (P1, P4), retention (P1), retained best (P1 on the disk), ranks
+// (P6, P7), callbacks (P10), rules (P11), liveness (P12), schedule (P13). That order keeps the violations of
+// one event in the order DESIGN.md's checks list them. Checkers read the ledger; the LedgerWriter, delivered
+// the event first, writes it.
 #pragma once
 
 #include <vector>
@@ -15,6 +14,7 @@
 #include "sim/checks/link_checker.hpp"
 #include "sim/checks/liveness_checker.hpp"
 #include "sim/checks/ranks_checker.hpp"
+#include "sim/checks/retained_best_checker.hpp"
 #include "sim/checks/retention_checker.hpp"
 #include "sim/checks/rules_checker.hpp"
 #include "sim/checks/schedule_checker.hpp"
@@ -31,6 +31,7 @@ class Oracles {
           commit_(context_),
           link_(context_),
           retention_(context_),
+          retained_best_(context_),
           ranks_(context_),
           callbacks_(context_),
           rules_(context_),
@@ -48,6 +49,7 @@ class Oracles {
         commit_.on(e);
         link_.on(e);
         retention_.on(e);
+        retained_best_.on(e);
         ranks_.on(e);
         callbacks_.on(e);
         rules_.on(e);
@@ -66,6 +68,7 @@ class Oracles {
     CommitChecker commit_;
     LinkChecker link_;
     RetentionChecker retention_;
+    RetainedBestChecker retained_best_;
     RanksChecker ranks_;
     CallbacksChecker callbacks_;
     RulesChecker rules_;

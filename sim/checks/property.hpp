@@ -26,7 +26,10 @@ struct PropertyInfo {
 
 inline constexpr std::array<PropertyInfo, kPropertyCount> kProperties{{
     {"P1", "retain",
-     "final_checkpoint never moves to a lower-scoring (or equal) checkpoint and ends on the best"},
+     "final_checkpoint never moves to a lower-scoring (or equal) checkpoint and ends on the best; on the "
+     "visible "
+     "and the durable disk outside the save window it names the best survivor, within save_total_limit, and "
+     "agrees with what a resume would load"},
     {"P2", "patience",
      "a resume restores the full state of the newest recorded decision on the history it continues, "
      "and no step is counted twice"},
@@ -34,7 +37,7 @@ inline constexpr std::array<PropertyInfo, kPropertyCount> kProperties{{
     {"P4", "link", "final_checkpoint is absent or names a complete checkpoint outside the save window"},
     {"P5", "commit", "a restored best_step names a complete checkpoint, and a resume starts from one"},
     {"P6", "hang", "a rank-zero failure ends every rank with the same error; only a dead rank hangs a job"},
-    {"P7", "agree", "after every collective all live ranks hold identical policy state"},
+    {"P7", "agree", "after every collective each live rank holds the ledger's decided (or restored) state"},
     {"P8", "determinism", "the same seed gives the same trace hash"},
     {"P9", "formats", "the state JSON on disk round-trips exactly"},
     {"P10", "callbacks", "every stateful callback restores to its state at the checkpoint, without warnings"},

@@ -53,4 +53,19 @@ ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEva
     }
 }
 
+std::vector<std::string_view> reference_changed_settings(const PolicySettings& saved,
+                                                         const PolicySettings& configured) {
+    std::vector<std::string_view> changed;
+    if (saved.patience != configured.patience) {
+        changed.push_back("patience");
+    }
+    if (saved.tie_policy != configured.tie_policy) {
+        changed.push_back("tie_policy");
+    }
+    if (saved.patience_start_step != configured.patience_start_step) {
+        changed.push_back("patience_start_step");
+    }
+    return changed;
+}
+
 }  // namespace ckpt::sim

@@ -11,8 +11,6 @@
 
 namespace ckpt::sim {
 
-namespace {
-
 // "checkpoint-" followed by decimal digits only, as Transformers names its directories.
 std::optional<std::int64_t> checkpoint_step_of(std::string_view name) {
     constexpr std::string_view prefix = "checkpoint-";
@@ -29,6 +27,8 @@ std::optional<std::int64_t> checkpoint_step_of(std::string_view name) {
     return step;
 }
 
+namespace {
+
 std::string describe_steps(const std::vector<std::int64_t>& steps) {
     std::string out = "[";
     for (const auto step : steps) {
@@ -39,21 +39,25 @@ std::string describe_steps(const std::vector<std::int64_t>& steps) {
 
 }  // namespace
 
-std::vector<std::int64_t> visible_checkpoint_steps(const SimFileSystem& fs) {
+std::vector<std::int64_t> checkpoint_steps_in(const SimFileSystem& fs, FsView view) {
     const std::string prefix = std::string(kOutputDir) + "/";
     std::vector<std::int64_t> steps;
-    for (const auto& path : fs.list_recursive(FsView::visible)) {
+    for (const auto& path : fs.list_recursive(view)) {
         if (!path.starts_with(prefix) || path.find('/', prefix.size()) != std::string::npos) {
             continue;
         }
         const auto step = checkpoint_step_of(std::string_view(path).substr(prefix.size()));
-        if (step && fs.is_dir_in(FsView::visible, path)) {
+        if (step && fs.is_dir_in(view, path)) {
             steps.push_back(*step);
         }
     }
     std::sort(steps.begin(), steps.end());
     steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
     return steps;
+}
+
+std::vector<std::int64_t> visible_checkpoint_steps(const SimFileSystem& fs) {
+    return checkpoint_steps_in(fs, FsView::visible);
 }
 
 // Parsed once per write (the second report is the same bytes, fsynced), with nlohmann directly.

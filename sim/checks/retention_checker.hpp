@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "sim/checks/checker_context.hpp"
@@ -42,6 +43,9 @@ class RetentionChecker {
 };
 
 // The steps of the checkpoint-N directories directly under the output directory, ascending.
+std::vector<std::int64_t> checkpoint_steps_in(const SimFileSystem& fs, FsView view);
 std::vector<std::int64_t> visible_checkpoint_steps(const SimFileSystem& fs);
+// N for a name "checkpoint-N" (decimal digits only), the checkers' own reading of the layout.
+std::optional<std::int64_t> checkpoint_step_of(std::string_view name);
 
 }  // namespace ckpt::sim

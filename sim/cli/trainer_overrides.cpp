@@ -34,11 +34,22 @@ void TrainerOverrides::add_to(CLI::App* command) {
         ->check(CLI::IsMember(names_of(sim::kResumeArgumentNames)));
     command->add_option("--resume-rule", resume_rule, "Override the resume rule")
         ->check(CLI::IsMember(names_of(sim::kResumeRuleNames)));
+    command->add_option("--rotation-order", rotation_order, "Override _rotate_checkpoints' order (use_mtime)")
+        ->check(CLI::IsMember(names_of(sim::kRotationOrderNames)));
+    command
+        ->add_option("--stateful-callbacks-refresh", stateful_callbacks_refresh,
+                     "Override how several callbacks of one class are refreshed in stateful_callbacks")
+        ->check(CLI::IsMember(names_of(sim::kStatefulCallbacksRefreshNames)));
+    command
+        ->add_option("--restored-callbacks-position", restored_callbacks_position,
+                     "Override where _load_callback_state puts the callbacks it restored")
+        ->check(CLI::IsMember(names_of(sim::kRestoredCallbacksPositionNames)));
 }
 
 bool TrainerOverrides::any() const noexcept {
     return restore_callback_states_from_checkpoint || checkpoint_fsync || stop_test ||
-           resume_from_checkpoint || resume_rule;
+           resume_from_checkpoint || resume_rule || rotation_order || stateful_callbacks_refresh ||
+           restored_callbacks_position;
 }
 
 void TrainerOverrides::apply(sim::Scenario& scenario) const {
@@ -57,6 +68,17 @@ void TrainerOverrides::apply(sim::Scenario& scenario) const {
     }
     if (resume_rule) {
         trainer.resume_rule = parsed(sim::kResumeRuleNames, resume_rule);
+    }
+    if (rotation_order) {
+        trainer.rotation_order = parsed(sim::kRotationOrderNames, rotation_order);
+    }
+    if (stateful_callbacks_refresh) {
+        trainer.stateful_callbacks_refresh =
+            parsed(sim::kStatefulCallbacksRefreshNames, stateful_callbacks_refresh);
+    }
+    if (restored_callbacks_position) {
+        trainer.restored_callbacks_position =
+            parsed(sim::kRestoredCallbacksPositionNames, restored_callbacks_position);
     }
 }
 

@@ -18,6 +18,9 @@ struct TrainerOverrides {
     std::optional<std::string> stop_test;
     std::optional<std::string> resume_from_checkpoint;
     std::optional<std::string> resume_rule;
+    std::optional<std::string> rotation_order;
+    std::optional<std::string> stateful_callbacks_refresh;
+    std::optional<std::string> restored_callbacks_position;
 
     void add_to(CLI::App* command);
     bool any() const noexcept;

@@ -49,6 +49,11 @@ struct IncarnationLimitReached {
 struct UnexplainedFailure {
     const std::string& error;
 };
+// A job resumed under a changed callback configuration failed at its start; `error` is what it
+// raised (the callbacks checker judges whether the refusal was due, and whether it says why).
+struct ResumeRefused {
+    const std::string& error;
+};
 
 // ---- the trainer (rank 0 only unless the struct names a rank) ----------------------------------
 
@@ -150,6 +155,7 @@ struct CrashInjected {
 struct RankDeathInjected {
     int rank = 0;
     bool in_collective = false;  // killed by another rank while blocked in a collective
+    bool mid_broadcast = false;  // ... after the collective released it, before it returned
 };
 struct SidecarCorrupted {
     const std::string& path;
@@ -166,13 +172,12 @@ struct IoErrorInjected {
     std::string_view path;
 };
 
-using Event =
-    std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
-                 IncarnationLimitReached, UnexplainedFailure, CallbacksRestored, TrainBegan,
-                 BaselineEstablished, RecoveryFinished, RankStateShared, StepStarted, StepFinished,
-                 EpochEnded, EvaluationStarted, DecisionMade, StopInForce, SidecarPersisted,
-                 CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
-                 SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
-                 RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested>;
+using Event = std::variant<
+    IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished, IncarnationLimitReached,
+    UnexplainedFailure, ResumeRefused, CallbacksRestored, TrainBegan, BaselineEstablished, RecoveryFinished,
+    RankStateShared, StepStarted, StepFinished, EpochEnded, EvaluationStarted, DecisionMade, StopInForce,
+    SidecarPersisted, CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
+    SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected, RankDeathInjected,
+    SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested>;
 
 }  // namespace ckpt::sim

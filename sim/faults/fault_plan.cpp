@@ -14,9 +14,11 @@ std::string crash_label(CrashKind kind, PowerLossMode mode) {
     return kind == CrashKind::process_kill ? "process_kill" : "power_loss:" + std::string(to_string(mode));
 }
 
-bool is_step_triggered(FaultAction action) noexcept {
-    return action == FaultAction::rank_death || action == FaultAction::preemption ||
-           action == FaultAction::corrupt_sidecar || action == FaultAction::corrupt_checkpoint;
+bool is_step_triggered(const PlannedFault& fault) noexcept {
+    const auto action = fault.action;
+    return (action == FaultAction::rank_death && fault.aim != FaultAim::mid_broadcast) ||
+           action == FaultAction::preemption || action == FaultAction::corrupt_sidecar ||
+           action == FaultAction::corrupt_checkpoint;
 }
 
 }  // namespace
@@ -37,7 +39,7 @@ FaultPlan::FaultPlan(const Scenario& scenario, Rng rng, const CallbackIo& io)
 void FaultPlan::refresh_next_step_fault() noexcept {
     next_step_fault_ = INT64_MAX;
     for (std::size_t i = 0; i < plan_.size(); ++i) {
-        if (is_step_triggered(scenario_.faults[i].action) && !plan_[i].fired) {
+        if (is_step_triggered(scenario_.faults[i]) && !plan_[i].fired) {
             next_step_fault_ = std::min(next_step_fault_, scenario_.faults[i].at_step);
         }
     }
@@ -108,13 +110,39 @@ void FaultPlan::on(const SidecarPersisted& e) noexcept {
     lower_in_flight_ = false;
 }
 
+// Ranks leave a collective one at a time, in the chooser's order, and each reports its state
+// before it can yield again: a report names the collective it left.
+void FaultPlan::on(const RankStateShared& e) noexcept {
+    const auto bit = 1U << static_cast<unsigned>(e.rank);
+    if (broadcast_.sequence != e.sequence) {
+        broadcast_ = {e.sequence, 0};
+    }
+    broadcast_.left |= bit;
+    const auto everyone = (1U << static_cast<unsigned>(scenario_.job.ranks)) - 1U;
+    if (broadcast_.left == everyone || due_) {
+        return;
+    }
+    for (std::size_t i = 0; i < plan_.size(); ++i) {
+        const auto& fault = scenario_.faults[i];
+        if (!plan_[i].fired && fault.action == FaultAction::rank_death &&
+            fault.aim == FaultAim::mid_broadcast && rank_zero_step_ >= fault.at_step) {
+            mid_broadcast_victims_ = everyone & ~broadcast_.left;
+            fire(i, CrashPoint::step_end, e.rank);
+            return;
+        }
+    }
+}
+
 void FaultPlan::on(const StepFinished& e) {
+    if (e.rank == 0) {
+        rank_zero_step_ = e.global_step;
+    }
     if (e.global_step < next_step_fault_) {
         return;
     }
     for (std::size_t i = 0; i < plan_.size(); ++i) {
         const auto& fault = scenario_.faults[i];
-        if (plan_[i].fired || !is_step_triggered(fault.action) || fault.at_step > e.global_step) {
+        if (plan_[i].fired || !is_step_triggered(fault) || fault.at_step > e.global_step) {
             continue;
         }
         const bool kills_itself = fault.action == FaultAction::rank_death && fault.aim == FaultAim::none;
@@ -186,8 +214,25 @@ void FaultPlan::corrupt_until_unreadable(SimFileSystem& fs, const std::string& p
     }
 }
 
+// The victim was released by the collective (its payload is in its inbox) but never returns;
+// the ranks that left go on to a collective it can never join, and the watchdog judges that.
+void FaultPlan::execute_mid_broadcast_death(FaultTargets targets) {
+    for (int rank = 0; rank < scenario_.job.ranks; ++rank) {
+        if ((mid_broadcast_victims_ & (1U << static_cast<unsigned>(rank))) != 0 &&
+            targets.scheduler.is_alive(rank)) {
+            targets.events.emit(RankDeathInjected{rank, true, true});
+            targets.scheduler.kill_rank(rank);  // not the running rank: it returns
+            return;
+        }
+    }
+}
+
 void FaultPlan::execute_step_fault(const PlannedFault& fault, const DueFault& due, FaultTargets targets) {
     auto& fs = targets.fs;
+    if (fault.action == FaultAction::rank_death && fault.aim == FaultAim::mid_broadcast) {
+        execute_mid_broadcast_death(targets);
+        return;
+    }
     if (fault.action == FaultAction::rank_death && fault.aim == FaultAim::blocked_in_collective) {
         targets.events.emit(RankDeathInjected{fault.rank, true});
         targets.scheduler.kill_rank(fault.rank);  // not the running rank: it returns

@@ -40,12 +40,17 @@ class FaultPlan {
   public:
     FaultPlan(const Scenario& scenario, Rng rng, const CallbackIo& io);
 
-    void on(const IncarnationBegan&) noexcept { io_error_fired_ = false; }
+    void on(const IncarnationBegan&) noexcept {
+        io_error_fired_ = false;
+        broadcast_ = {};
+    }
     void on(const CrashPointPassed& e);
     void on(const StepFinished& e);
     // The moments aimed crashes wait for (FaultAim): rank 0's decisions and sidecar writes.
     void on(const DecisionMade& e) noexcept;
     void on(const SidecarPersisted& e) noexcept;
+    // The collectives' leaving order, for a death aimed part-way through a broadcast.
+    void on(const RankStateShared& e) noexcept;
     void on(const auto&) noexcept {}
 
     std::optional<DueFault> take_due() noexcept {
@@ -76,6 +81,7 @@ class FaultPlan {
     void fire(std::size_t index, CrashPoint point, int rank);
     [[noreturn]] void execute_crash(const PlannedFault& fault, const DueFault& due, FaultTargets targets);
     void execute_step_fault(const PlannedFault& fault, const DueFault& due, FaultTargets targets);
+    void execute_mid_broadcast_death(FaultTargets targets);
     void corrupt_until_unreadable(SimFileSystem& fs, const std::string& path);
     void refresh_next_step_fault() noexcept;
     void reach_moment(FaultAim aim) noexcept;
@@ -94,6 +100,15 @@ class FaultPlan {
     bool lower_in_flight_ = false;  // the last decision was a lower score the sidecar will hold
     std::array<std::uint32_t, kFaultAimNames.size()> moments_{};
     std::optional<std::size_t> aimed_due_;  // fires at rank 0's next crash point
+    // The collective ranks are leaving now: its sequence, the ranks that left (reported their
+    // state), and rank 0's step, which a mid-broadcast death waits for.
+    struct Leaving {
+        std::optional<std::uint64_t> sequence;
+        std::uint32_t left = 0;
+    };
+    Leaving broadcast_;
+    std::uint32_t mid_broadcast_victims_ = 0;  // ranks that had not left when it fired
+    std::int64_t rank_zero_step_ = 0;
     std::optional<DueFault> due_;
 };
 

@@ -36,6 +36,16 @@ PlannedFault blocked_rank_death(Rng& rng, const Scenario& s) {
     return fault;
 }
 
+// Some rank dies part-way through a broadcast (FaultAim::mid_broadcast), from a step in the
+// first half of the run so most runs still have collectives left.
+PlannedFault mid_broadcast_death(Rng& rng, const Scenario& s) {
+    PlannedFault fault;
+    fault.action = FaultAction::rank_death;
+    fault.aim = FaultAim::mid_broadcast;
+    fault.at_step = rng.uniform<std::int64_t>(0, std::max<std::int64_t>(1, s.trainer.max_steps / 2));
+    return fault;
+}
+
 // Every epoch end is a regular evaluation step too, so an epoch-end save event lands on a step the
 // callback already evaluated.
 void put_evaluation_on_epoch_end(Rng& rng, Scenario& s) {
@@ -95,10 +105,68 @@ void repeat_best_score(Rng& rng, ScoreModelConfig& score) {
     }
 }
 
+// Two callbacks at least, so one has a threshold that makes its counter live in a checkpoint.
 void make_early_stopping_act(Rng& rng, CallbackOptions& callbacks) {
-    callbacks.early_stopping_callbacks = std::max(callbacks.early_stopping_callbacks, 1);
+    callbacks.early_stopping_callbacks = std::max(callbacks.early_stopping_callbacks, 2);
     const auto& range = kSwarm.buggify.early_stopping_patience;
     callbacks.early_stopping_patience = rng.uniform(range.lo, range.hi);
+    callbacks.early_stopping_threshold = kSwarm.buggify.early_stopping_threshold;
+}
+
+// Another value of `value` in [lo, hi].
+std::int64_t another_in(Rng& rng, std::int64_t value, std::int64_t lo, std::int64_t hi) {
+    return lo + (value - lo + rng.uniform<std::int64_t>(1, hi - lo)) % (hi - lo + 1);
+}
+
+// One edit a user makes before resuming: a trigger setting, or the early-stopping callbacks
+// (one added, the last removed, or their order reversed).
+void change_configuration_on_resume(Rng& rng, CallbackOptions& callbacks) {
+    auto policy = callbacks.policy;
+    std::vector<int> ids(static_cast<std::size_t>(callbacks.early_stopping_callbacks));
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+        ids[k] = static_cast<int>(k);
+    }
+    switch (rng.below(6)) {
+        case 0:
+            policy.patience = another_in(rng, policy.patience, kSwarm.patience.lo, kSwarm.patience.hi);
+            break;
+        case 1:
+            policy.tie_policy = static_cast<TiePolicy>(
+                (static_cast<int>(policy.tie_policy) + rng.uniform(1, 3)) % enumerator_count<TiePolicy>());
+            break;
+        case 2:
+            policy.patience_start_step =
+                policy.patience_start_step == 0
+                    ? rng.uniform(kSwarm.patience_start_step.lo, kSwarm.patience_start_step.hi)
+                    : 0;
+            break;
+        case 3:
+            if (ids.size() < 4) {
+                ids.push_back(static_cast<int>(ids.size()));
+            } else {
+                ids.pop_back();
+            }
+            break;
+        case 4:
+            if (!ids.empty()) {
+                ids.pop_back();
+            } else {
+                ids.push_back(0);
+            }
+            break;
+        default:
+            callbacks.early_stopping_callbacks = std::max(callbacks.early_stopping_callbacks, 2);
+            ids.resize(static_cast<std::size_t>(callbacks.early_stopping_callbacks));
+            for (std::size_t k = 0; k < ids.size(); ++k) {
+                ids[k] = static_cast<int>(ids.size() - 1 - k);
+            }
+            break;
+    }
+    if (!(policy == callbacks.policy)) {
+        callbacks.resume_change.policy = policy;
+    } else {
+        callbacks.resume_change.early_stopping = ids;
+    }
 }
 
 void apply(BuggifySwitch on, Rng& rng, Scenario& s) {
@@ -117,6 +185,9 @@ void apply(BuggifySwitch on, Rng& rng, Scenario& s) {
             break;
         case BuggifySwitch::repeat_best_score:
             repeat_best_score(rng, s.score);
+            if (roll(rng, kSwarm.buggify.tie_policy_stop)) {
+                s.callbacks.policy.tie_policy = TiePolicy::stop;
+            }
             // Tie policy stop ends the run at its first tie: one right after a warm-up that reset
             // the streak would never meet a non-zero one, so this seed trains without a warm-up
             // (unless the warm-up boundary is what another switch aims at).
@@ -135,6 +206,12 @@ void apply(BuggifySwitch on, Rng& rng, Scenario& s) {
         case BuggifySwitch::kill_blocked_rank:
             s.faults.push_back(blocked_rank_death(rng, s));
             break;
+        case BuggifySwitch::kill_mid_broadcast:
+            s.faults.push_back(mid_broadcast_death(rng, s));
+            break;
+        case BuggifySwitch::config_change_on_resume:
+            change_configuration_on_resume(rng, s.callbacks);
+            break;
     }
 }
 
@@ -148,13 +225,15 @@ void buggify(Rng rng, Scenario& s) {
     }
     if (s.job.ranks < 2) {
         on[static_cast<std::size_t>(BuggifySwitch::kill_blocked_rank)] = false;
+        on[static_cast<std::size_t>(BuggifySwitch::kill_mid_broadcast)] = false;
     }
     // The schedule first, the warm-up boundary on it after.
     constexpr std::array kOrder = {
         BuggifySwitch::evaluation_on_epoch_end,   BuggifySwitch::warmup_on_evaluation,
         BuggifySwitch::repeat_best_score,         BuggifySwitch::early_stopping_acts,
         BuggifySwitch::crash_after_stop_decision, BuggifySwitch::crash_after_stop_persisted,
-        BuggifySwitch::crash_after_sidecar_lower, BuggifySwitch::kill_blocked_rank};
+        BuggifySwitch::crash_after_sidecar_lower, BuggifySwitch::kill_blocked_rank,
+        BuggifySwitch::kill_mid_broadcast,        BuggifySwitch::config_change_on_resume};
     static_assert(kOrder.size() == kBuggifySwitchNames.size());
     for (const auto which : kOrder) {
         if (on[static_cast<std::size_t>(which)]) {

@@ -25,6 +25,8 @@ enum class BuggifySwitch : std::uint8_t {
     evaluation_on_epoch_end,     // save_strategy epoch with every epoch end on a regular step
     early_stopping_acts,         // EarlyStoppingCallback patience small enough to stop the run
     kill_blocked_rank,           // rank 0 kills another rank while it waits in a collective
+    kill_mid_broadcast,          // a rank dies part-way through a broadcast: released, not returned
+    config_change_on_resume,     // a resumed job runs an edited configuration (resume_change)
 };
 inline constexpr auto kBuggifySwitchNames = make_enum_names<BuggifySwitch>({
     {BuggifySwitch::crash_after_stop_decision, "crash_after_stop_decision"},
@@ -35,6 +37,8 @@ inline constexpr auto kBuggifySwitchNames = make_enum_names<BuggifySwitch>({
     {BuggifySwitch::evaluation_on_epoch_end, "evaluation_on_epoch_end"},
     {BuggifySwitch::early_stopping_acts, "early_stopping_acts"},
     {BuggifySwitch::kill_blocked_rank, "kill_blocked_rank"},
+    {BuggifySwitch::kill_mid_broadcast, "kill_mid_broadcast"},
+    {BuggifySwitch::config_change_on_resume, "config_change_on_resume"},
 });
 static_assert(kBuggifySwitchNames.complete());
 

@@ -209,6 +209,34 @@ PolicySettings policy_from_json(const json& document) {
     return policy;
 }
 
+json policy_to_json(const PolicySettings& policy) {
+    return {{"patience", policy.patience},
+            {"tie_policy", to_string(policy.tie_policy)},
+            {"patience_start_step", policy.patience_start_step}};
+}
+
+ResumeChange resume_change_from_json(const json& document) {
+    const Reader r(document, "resume_change");
+    r.reject_unknown({"policy", "early_stopping"});
+    ResumeChange change;
+    if (const auto* policy = r.find("policy")) {
+        change.policy = policy_from_json(*policy);
+    }
+    if (const auto* order = r.find("early_stopping")) {
+        if (!order->is_array() || order->size() > 4) {
+            bad_field("resume_change.early_stopping", "must be a list of at most 4 identities");
+        }
+        change.early_stopping.emplace();
+        for (const auto& id : *order) {
+            if (!id.is_number_integer() || id.get<int>() < 0 || id.get<int>() > 4) {
+                bad_field("resume_change.early_stopping", "must hold identities between 0 and 4");
+            }
+            change.early_stopping->push_back(id.get<int>());
+        }
+    }
+    return change;
+}
+
 ScoreModelConfig score_from_json(const json& document) {
     const Reader sc(document, "score");
     sc.reject_unknown({"kind", "script", "noisy_replay", "external_baseline"});
@@ -255,6 +283,9 @@ void Scenario::validate() const {
     }
     try {
         callbacks.policy.validate();
+        if (callbacks.resume_change.policy) {
+            callbacks.resume_change.policy->validate();
+        }
     } catch (const ckpt::ValueError& error) {
         bad_field("policy", error.what());
     }
@@ -293,10 +324,7 @@ json Scenario::to_json() const {
         {"save_steps", trainer.save_steps},
         {"gate_steps", callbacks.gate_steps},
         {"regular_steps", callbacks.regular_steps ? json(*callbacks.regular_steps) : json(nullptr)},
-        {"policy",
-         {{"patience", callbacks.policy.patience},
-          {"tie_policy", to_string(callbacks.policy.tie_policy)},
-          {"patience_start_step", callbacks.policy.patience_start_step}}},
+        {"policy", policy_to_json(callbacks.policy)},
         {"save_total_limit", trainer.save_total_limit},
         {"protect_best_in_rotation", trainer.protect_best_in_rotation},
         {"resume_rule", kResumeRuleNames.name(trainer.resume_rule)},
@@ -304,6 +332,11 @@ json Scenario::to_json() const {
         {"checkpoint_fsync", trainer.checkpoint_fsync},
         {"stop_test", kStopTestNames.name(trainer.stop_test)},
         {"resume_from_checkpoint", kResumeArgumentNames.name(trainer.resume_from_checkpoint)},
+        {"rotation_order", kRotationOrderNames.name(trainer.rotation_order)},
+        {"stateful_callbacks_refresh",
+         kStatefulCallbacksRefreshNames.name(trainer.stateful_callbacks_refresh)},
+        {"restored_callbacks_position",
+         kRestoredCallbacksPositionNames.name(trainer.restored_callbacks_position)},
         {"early_stopping_callbacks", callbacks.early_stopping_callbacks},
         {"early_stopping_state_keys", callbacks.early_stopping_state_keys},
         {"early_stopping_patience", callbacks.early_stopping_patience},
@@ -318,6 +351,18 @@ json Scenario::to_json() const {
     // Written only when they differ from the default, so older scenario files keep their form.
     if (callbacks.early_stopping_patience != CallbackOptions{}.early_stopping_patience) {
         out["early_stopping_patience"] = callbacks.early_stopping_patience;
+    }
+    if (callbacks.early_stopping_threshold != CallbackOptions{}.early_stopping_threshold) {
+        out["early_stopping_threshold"] = callbacks.early_stopping_threshold;
+    }
+    if (callbacks.resume_change.any()) {
+        auto& change = out["resume_change"] = json::object();
+        if (callbacks.resume_change.policy) {
+            change["policy"] = policy_to_json(*callbacks.resume_change.policy);
+        }
+        if (callbacks.resume_change.early_stopping) {
+            change["early_stopping"] = *callbacks.resume_change.early_stopping;
+        }
     }
     if (!buggify.empty()) {
         out["buggify"] = buggify;
@@ -343,12 +388,17 @@ Scenario Scenario::from_json(const json& document) {
                       "checkpoint_fsync",
                       "stop_test",
                       "resume_from_checkpoint",
+                      "rotation_order",
+                      "stateful_callbacks_refresh",
+                      "restored_callbacks_position",
                       "early_stopping_callbacks",
                       "early_stopping_state_keys",
                       "score",
                       "faults",
                       "watchdog",
                       "early_stopping_patience",
+                      "early_stopping_threshold",
+                      "resume_change",
                       "buggify"});
     if (r.find("seed") == nullptr) {
         bad_field("seed", "is required");
@@ -387,6 +437,11 @@ Scenario Scenario::from_json(const json& document) {
     s.trainer.stop_test = r.choice("stop_test", StopTest::before_step, kStopTestNames);
     s.trainer.resume_from_checkpoint =
         r.choice("resume_from_checkpoint", ResumeArgument::last_checkpoint_path, kResumeArgumentNames);
+    s.trainer.rotation_order = r.choice("rotation_order", RotationOrder::step, kRotationOrderNames);
+    s.trainer.stateful_callbacks_refresh = r.choice(
+        "stateful_callbacks_refresh", StatefulCallbacksRefresh::replace, kStatefulCallbacksRefreshNames);
+    s.trainer.restored_callbacks_position = r.choice(
+        "restored_callbacks_position", RestoredCallbacksPosition::kept, kRestoredCallbacksPositionNames);
     s.callbacks.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.callbacks.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
     s.callbacks.early_stopping_patience = r.integer<int>("early_stopping_patience", 1000, 1, 1000000);
@@ -404,6 +459,15 @@ Scenario Scenario::from_json(const json& document) {
     s.job.watchdog = r.boolean("watchdog", true);
     s.callbacks.early_stopping_patience = r.integer<std::int64_t>(
         "early_stopping_patience", CallbackOptions{}.early_stopping_patience, 1, 1'000'000);
+    if (const auto* threshold = r.find("early_stopping_threshold")) {
+        if (!threshold->is_number() || threshold->get<double>() < 0.0 || threshold->get<double>() > 1.0) {
+            bad_field("early_stopping_threshold", "must be a number between 0 and 1");
+        }
+        s.callbacks.early_stopping_threshold = threshold->get<double>();
+    }
+    if (const auto* change = r.find("resume_change")) {
+        s.callbacks.resume_change = resume_change_from_json(*change);
+    }
     if (const auto* switches = r.find("buggify")) {
         if (!switches->is_array()) {
             bad_field("buggify", "must be a list of names");

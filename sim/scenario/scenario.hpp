@@ -113,13 +113,18 @@ enum class FaultAim : std::uint8_t {
     // rank_death: rank 0 kills `rank` at its first step_end at or after at_step; `rank`, not
     // running, is inside a collective (a rank only yields there).
     blocked_in_collective,
+    // rank_death: the first time, once rank 0 passed at_step, that some rank has left a
+    // collective (its payload in hand) while another has not, the lowest such live one dies
+    // there, payload delivered and never returned; `rank` is unused.
+    mid_broadcast,
 };
 inline constexpr auto kFaultAimNames =
     make_enum_names<FaultAim>({{FaultAim::none, "none"},
                                {FaultAim::after_stop_decision, "after_stop_decision"},
                                {FaultAim::after_stop_persisted, "after_stop_persisted"},
                                {FaultAim::after_sidecar_lower, "after_sidecar_lower"},
-                               {FaultAim::blocked_in_collective, "blocked_in_collective"}});
+                               {FaultAim::blocked_in_collective, "blocked_in_collective"},
+                               {FaultAim::mid_broadcast, "mid_broadcast"}});
 static_assert(kFaultAimNames.complete());
 
 struct PlannedFault {
@@ -158,6 +163,28 @@ inline constexpr auto kResumeArgumentNames = make_enum_names<ResumeArgument>(
     {{ResumeArgument::last_checkpoint_path, "path"}, {ResumeArgument::always_true, "true"}});
 static_assert(kResumeArgumentNames.complete());
 
+// _rotate_checkpoints' order. Transformers >= 4.52 calls it with use_mtime=True: checkpoints sort
+// by their directory's mtime, and by step when the mtimes span less than 1 s; before, by step.
+enum class RotationOrder : std::uint8_t { mtime, step };
+inline constexpr auto kRotationOrderNames =
+    make_enum_names<RotationOrder>({{RotationOrder::mtime, "mtime"}, {RotationOrder::step, "step"}});
+static_assert(kRotationOrderNames.complete());
+
+// How _save_checkpoint refreshes stateful_callbacks for several callbacks of one class:
+// Transformers appends their states to the list built at init on every save (PR #33875 is not
+// merged), so a restore zips the first ones, from train start; `replace` re-exports them.
+enum class StatefulCallbacksRefresh : std::uint8_t { append, replace };
+inline constexpr auto kStatefulCallbacksRefreshNames = make_enum_names<StatefulCallbacksRefresh>(
+    {{StatefulCallbacksRefresh::append, "append"}, {StatefulCallbacksRefresh::replace, "replace"}});
+static_assert(kStatefulCallbacksRefreshNames.complete());
+
+// Where _load_callback_state puts the callbacks it rebuilt: Transformers removes each one and
+// appends the new one at the end of the callback list; `kept` leaves them where they were.
+enum class RestoredCallbacksPosition : std::uint8_t { end, kept };
+inline constexpr auto kRestoredCallbacksPositionNames = make_enum_names<RestoredCallbacksPosition>(
+    {{RestoredCallbacksPosition::end, "end"}, {RestoredCallbacksPosition::kept, "kept"}});
+static_assert(kRestoredCallbacksPositionNames.complete());
+
 // The Transformers side of a scenario, named as in TrainingArguments where it has a name there.
 // Every field added after the first scenario files defaults to the older model, so those files
 // replay unchanged; the swarm draws Transformers' defaults most often (swarm_trainer.cpp).
@@ -179,6 +206,19 @@ struct TrainerOptions {
     StopTest stop_test = StopTest::before_step;
     // train(resume_from_checkpoint=...) as the launcher passes it.
     ResumeArgument resume_from_checkpoint = ResumeArgument::last_checkpoint_path;
+    RotationOrder rotation_order = RotationOrder::step;
+    StatefulCallbacksRefresh stateful_callbacks_refresh = StatefulCallbacksRefresh::replace;
+    RestoredCallbacksPosition restored_callbacks_position = RestoredCallbacksPosition::kept;
+};
+
+// Issue 10: what the user changed before resuming. Every incarnation that resumes from a
+// checkpoint is started with it; a start from scratch keeps the original configuration.
+struct ResumeChange {
+    std::optional<PolicySettings> policy;  // the trigger callback's settings
+    // The EarlyStoppingCallbacks, by identity k (patience early_stopping_patience + k, threshold
+    // early_stopping_threshold * k), in configuration order: one added, removed or reordered.
+    std::optional<std::vector<int>> early_stopping;
+    bool any() const noexcept { return policy.has_value() || early_stopping.has_value(); }
 };
 
 // The callbacks the trainer runs: the seed's trigger callback (its policy and its own schedule)
@@ -192,7 +232,17 @@ struct CallbackOptions {
     // Callback i gets patience early_stopping_patience + i. The default outlasts any run, so
     // they never stop it; a small one lets them stop training (a legitimate stop, P3 and P12).
     int early_stopping_patience = 1000;
+    double early_stopping_threshold = 0.001;  // callback k's threshold is this times k
+    ResumeChange resume_change;
 };
+
+// The callbacks one incarnation configures: the trigger's settings and the early-stopping
+// identities, in order (the resume change's, for a job resumed from a checkpoint).
+struct ConfiguredCallbacks {
+    PolicySettings policy;
+    std::vector<int> early_stopping;
+};
+ConfiguredCallbacks configured_callbacks(const CallbackOptions& callbacks, bool resumed_from_checkpoint);
 
 // The job's processes and what the launcher does when they hang.
 struct JobOptions {

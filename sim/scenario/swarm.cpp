@@ -162,6 +162,13 @@ void draw_trainer_realism(std::uint64_t seed, TrainerOptions& trainer) {
     trainer.resume_from_checkpoint = roll(rng, mix.resume_argument_true)
                                          ? ResumeArgument::always_true
                                          : ResumeArgument::last_checkpoint_path;
+    trainer.rotation_order = roll(rng, mix.rotation_by_mtime) ? RotationOrder::mtime : RotationOrder::step;
+    trainer.stateful_callbacks_refresh = roll(rng, mix.duplicate_refresh_appends)
+                                             ? StatefulCallbacksRefresh::append
+                                             : StatefulCallbacksRefresh::replace;
+    trainer.restored_callbacks_position = roll(rng, mix.restored_callbacks_at_end)
+                                              ? RestoredCallbacksPosition::end
+                                              : RestoredCallbacksPosition::kept;
 }
 
 }  // namespace
@@ -176,10 +183,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_scores(rng, s.score);
     s.faults = draw_faults(rng, s);
     s.job.watchdog = roll(rng, kSwarm.watchdog);
-    // Drawn last, so every earlier draw of a seed stays what it was.
-    if (roll(rng, kSwarm.early_stopping_acts)) {
-        s.callbacks.early_stopping_patience = draw(rng, kSwarm.early_stopping_patience);
-    }
+    // Early stopping small enough to act is BUGGIFY's early_stopping_acts switch.
     buggify(Rng(seed).derive("buggify"), s);
     draw_trainer_realism(seed, s.trainer);
     return s;

@@ -60,7 +60,13 @@ struct FaultMix {
 struct BuggifyMix {
     Odds each{1, 4};
     Odds repeat_best_score{2, 3};  // ties are split four ways by tie policy: twice the odds
+    // With ties on, tie policy stop is drawn again at these odds: its seed ends at its first tie
+    // and the refusals a restore makes take a share, so it is the rarest of the four otherwise.
+    Odds tie_policy_stop{1, 8};
     Range<std::int64_t> early_stopping_patience{1, 3};
+    // Callback k's threshold is this times k: above one or two grid steps (1/score_grid), so a
+    // callback counts a small improvement the trigger saves, and its counter is live in a checkpoint.
+    double early_stopping_threshold = 0.06;
     Range<std::int64_t> epochs_per_regular_step{1, 3};  // steps_per_epoch = regular_steps * this
     Range<int> tie_script_repeats{3, 6};                // (lower, best) pairs after the first best
 };
@@ -73,6 +79,9 @@ struct TrainerRealismMix {
     Odds no_checkpoint_fsync{3, 5};         // Transformers never fsyncs a checkpoint
     Odds stop_test_after_step{3, 4};        // the real loop's stop test
     Odds resume_argument_true{1, 5};        // train(resume_from_checkpoint=True)
+    Odds rotation_by_mtime{7, 10};          // _rotate_checkpoints(use_mtime=True)
+    Odds duplicate_refresh_appends{7, 10};  // PR #33875 unmerged: the refresh appends
+    Odds restored_callbacks_at_end{7, 10};  // _load_callback_state re-adds them at the end
 };
 
 struct SwarmRanges {
@@ -94,9 +103,7 @@ struct SwarmRanges {
     Odds transformers_resume{11, 20};  // get_last_checkpoint, Transformers' own rule
     Range<int> early_stopping_callbacks{0, 3};
     Odds early_stopping_state_keys{1, 2};
-    // Most scenarios keep early stopping out of the way (patience 1000 + i); these let it act.
-    Odds early_stopping_acts{3, 10};
-    Range<int> early_stopping_patience{2, 6};
+    // Early stopping keeps out of the way (patience 1000 + k) unless BUGGIFY's early_stopping_acts.
     // Scripted scores are multiples of 1/score_grid in [0, 1], so ties are common.
     Range<int> script_length{8, 20};
     int score_grid = 40;

@@ -6,6 +6,7 @@
 
 #include "policy/ports/rank_zero_outcome.hpp"
 #include "policy/trigger/rank_zero_operations.hpp"
+#include "policy/trigger/trigger_callback.hpp"
 
 namespace ckpt::sim {
 
@@ -15,6 +16,8 @@ RankFailureKind failure_kind(const std::exception_ptr& error) noexcept {
     }
     try {
         std::rethrow_exception(error);
+    } catch (const TrainingArgumentsRefused&) {
+        return RankFailureKind::training_args_refused;
     } catch (const RankZeroFailure& failure) {
         if (failure.operation() == std::string_view(kSidecarRestoreOperation)) {
             return RankFailureKind::sidecar_restore;

@@ -9,7 +9,8 @@ namespace ckpt::sim {
 
 enum class RankFailureKind : std::uint8_t {
     other,
-    sidecar_restore,  // on_train_begin could not restore the policy from the sidecar
+    sidecar_restore,        // on_train_begin could not restore the policy from the sidecar
+    training_args_refused,  // on_train_begin refused the TrainingArguments (TrainingArgumentsRefused)
 };
 
 // The kind of the exception a failed rank's body threw (RankOutcome::error).

@@ -8,9 +8,11 @@
 #include "policy/formats/document_migrations.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/output_dir/final_checkpoint_link.hpp"
+#include "policy/output_dir/model_weights.hpp"
 #include "policy/ports/file_system_error.hpp"
 #include "policy/trigger/evaluation_round.hpp"
 #include "sim/events/job_constants.hpp"
+#include "sim/trainer/checkpoint_rotation.hpp"
 
 namespace ckpt::sim {
 
@@ -18,14 +20,30 @@ using nlohmann::json;
 
 namespace {
 
-TriggerCallbackConfig trigger_config(const Scenario& s) {
+TriggerCallbackConfig trigger_config(const Scenario& s, const PolicySettings& policy) {
     TriggerCallbackConfig config;
-    config.policy = s.callbacks.policy;
+    config.policy = policy;
     config.gate_steps = s.callbacks.gate_steps;
     config.regular_steps = s.callbacks.regular_steps;
     config.save_total_limit = s.trainer.save_total_limit;
     config.temp_file_tag = "sim";
     return config;
+}
+
+// _save_checkpoint's refresh as Transformers writes it (PR #33875 unmerged): a class stored as a
+// list (several callbacks of it) gets every live state appended; a single one is replaced.
+json append_refreshed_states(json stored, const json& live) {
+    for (const auto& [class_name, state] : live.items()) {
+        json& entry = stored[class_name];
+        if (!entry.is_array()) {
+            entry = state;
+        } else if (state.is_array()) {
+            entry.insert(entry.end(), state.begin(), state.end());
+        } else {
+            entry.push_back(state);
+        }
+    }
+    return stored;
 }
 
 }  // namespace
@@ -38,18 +56,55 @@ RankTrainer::RankTrainer(TrainerJob& job, int rank)
 void RankTrainer::build_callbacks() {
     callbacks_.clear();
     early_stopping_.clear();
-    auto trigger = std::make_unique<TriggerCallback>(trigger_config(job_.scenario), job_.fs, collective_);
-    trigger_ = trigger.get();
-    callbacks_.push_back(std::move(trigger));
+    // A job resumed from a checkpoint runs the configuration the user may have changed since.
+    const auto& options = job_.scenario.callbacks;
+    const auto configured = configured_callbacks(options, job_.resume_step.has_value());
+    callbacks_.push_back(std::make_unique<TriggerCallback>(trigger_config(job_.scenario, configured.policy),
+                                                           job_.fs, collective_));
     // Several callbacks of one class must save and restore their state (P10). With the default
     // patience they never stop a run; a scenario's small patience lets them stop it.
-    for (int i = 0; i < job_.scenario.callbacks.early_stopping_callbacks; ++i) {
-        const int patience = job_.scenario.callbacks.early_stopping_patience + i;
-        auto callback = job_.scenario.callbacks.early_stopping_state_keys
-                            ? std::make_unique<EarlyStoppingCallback>(
-                                  EarlyStoppingCallback::with_generated_state_key(patience, 0.001 * i))
-                            : std::make_unique<EarlyStoppingCallback>(patience, 0.001 * i);
-        early_stopping_.push_back(callback.get());
+    for (const int id : configured.early_stopping) {
+        const int patience = options.early_stopping_patience + id;
+        const double threshold = options.early_stopping_threshold * id;
+        std::unique_ptr<ExportableState> callback =
+            options.early_stopping_state_keys
+                ? std::make_unique<EarlyStoppingCallback>(
+                      EarlyStoppingCallback::with_generated_state_key(patience, threshold))
+                : std::make_unique<EarlyStoppingCallback>(patience, threshold);
+        callbacks_.push_back(std::move(callback));
+    }
+    find_callbacks();
+}
+
+void RankTrainer::find_callbacks() {
+    trigger_ = nullptr;
+    early_stopping_.clear();
+    for (const auto& callback : callbacks_) {
+        if (auto* trigger = dynamic_cast<TriggerCallback*>(callback.get())) {
+            trigger_ = trigger;
+        } else if (auto* early_stopping = dynamic_cast<EarlyStoppingCallback*>(callback.get())) {
+            early_stopping_.push_back(early_stopping);
+        }
+    }
+}
+
+// _load_callback_state: for each stored class (a JSON object iterates its keys sorted, as
+// save_to_json's sort_keys wrote them), the live callbacks of that class it restored (zipped with
+// its stored states) are removed and the rebuilt ones appended to the end of the callback list.
+void RankTrainer::move_restored_callbacks_to_end(const std::vector<bool>& restored) {
+    // Stored classes in their JSON (sorted) order; within a class, the restored callbacks in list
+    // order. Under state keys a restore may skip a callback, which then stays where it was.
+    std::vector<std::unique_ptr<ExportableState>> moved;
+    for (const auto& [class_name, data] : stored_callbacks_.items()) {
+        for (std::size_t index = 0; index < callbacks_.size(); ++index) {
+            auto& callback = callbacks_[index];
+            if (restored[index] && callback && callback->class_name() == class_name) {
+                moved.push_back(std::move(callback));
+            }
+        }
+    }
+    std::erase_if(callbacks_, [](const auto& callback) { return callback == nullptr; });
+    for (auto& callback : moved) {
         callbacks_.push_back(std::move(callback));
     }
 }
@@ -83,7 +138,9 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
                          TriggerCallback::from_state(saved, job_.fs, collective_, "sim"));
                  });
     std::vector<std::unique_ptr<ExportableState>> configured;
+    std::vector<const ExportableState*> as_configured;
     for (auto& callback : callbacks_) {
+        as_configured.push_back(callback.get());
         configured.push_back(std::move(callback));
     }
     configured.push_back(std::make_unique<TrainerControl>(control_));
@@ -92,11 +149,15 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     control_ = dynamic_cast<const TrainerControl&>(*restored.callbacks.back());
     restored.callbacks.pop_back();
     callbacks_ = std::move(restored.callbacks);
-    trigger_ = dynamic_cast<TriggerCallback*>(callbacks_.front().get());
-    early_stopping_.clear();
-    for (std::size_t i = 1; i < callbacks_.size(); ++i) {
-        early_stopping_.push_back(dynamic_cast<EarlyStoppingCallback*>(callbacks_[i].get()));
+    if (job_.scenario.trainer.restored_callbacks_position == RestoredCallbacksPosition::end) {
+        // A callback the restore rebuilt is a new object.
+        std::vector<bool> restored(callbacks_.size());
+        for (std::size_t index = 0; index < callbacks_.size(); ++index) {
+            restored[index] = callbacks_[index].get() != as_configured[index];
+        }
+        move_restored_callbacks_to_end(restored);
     }
+    find_callbacks();
     if (is_rank_zero()) {
         const auto restored_states = export_stateful_callbacks(stateful_callbacks());
         emit(CallbacksRestored{step, restored_states, restored.warnings});
@@ -117,6 +178,15 @@ void RankTrainer::train_begin() {
     args.output_dir = kOutputDir;
     args.save_strategy = std::string(kSaveStrategyNames.name(job_.scenario.trainer.save_strategy));
     args.save_total_limit = job_.scenario.trainer.save_total_limit;
+    args.restore_callback_states_from_checkpoint =
+        job_.scenario.trainer.restore_callback_states_from_checkpoint;
+    args.refresh_appends_duplicate_states =
+        job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
+    for (const auto& [class_name, data] : stored_callbacks_.items()) {
+        if (data.is_array()) {
+            args.stateful_classes_with_several_callbacks.push_back(class_name);
+        }
+    }
     trigger_->on_train_begin(args, view(), control_);
     if (is_rank_zero()) {
         // Recovery has republished whatever a cut-short commit left: the save window closes.
@@ -264,16 +334,26 @@ void RankTrainer::checkpoint_evaluation() {
 void RankTrainer::write_checkpoint_file(const std::string& directory, const char* name,
                                         std::string_view bytes) {
     const auto path = join_path(directory, name);
+    stamp_if_created(path);
     job_.fs.write_file(path, bytes);
     if (job_.scenario.trainer.checkpoint_fsync) {
         job_.fs.fsync_file(path);
     }
 }
 
+void RankTrainer::stamp_if_created(const std::string& path) {
+    // Creating an entry sets its directory's mtime; rewriting a file in place does not.
+    if (!job_.fs.exists_in(FsView::visible, path)) {
+        job_.mtimes.touch(checkpoint_dir_name(global_step_), job_.clock.now_ms());
+    }
+}
+
 void RankTrainer::write_trainer_state(const std::string& directory) {
     // Refresh every exportable callback, then write trainer_state.json last.
     const auto live = export_stateful_callbacks(stateful_callbacks());
-    stored_callbacks_ = refresh_stateful_callbacks(stored_callbacks_, stateful_callbacks());
+    stored_callbacks_ = job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append
+                            ? append_refreshed_states(stored_callbacks_, live)
+                            : refresh_stateful_callbacks(stored_callbacks_, stateful_callbacks());
     json state = {
         {"global_step", global_step_},
         {"epoch",
@@ -288,6 +368,7 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     const auto bytes = state.dump(2);
     const auto path = join_path(directory, kTrainerStateName);
     // open(path, "w") truncates before json.dump writes: a crash in between leaves it empty.
+    stamp_if_created(path);
     job_.fs.write_file(path, "");
     emit(CrashPointPassed{CrashPoint::inside_trainer_state_write, rank_});
     job_.fs.write_file(path, bytes);
@@ -311,9 +392,13 @@ void RankTrainer::save_checkpoint() {
     if (is_rank_zero()) {
         emit(CheckpointStarted{global_step_});
     }
+    if (!job_.fs.exists_in(FsView::visible, directory)) {
+        job_.mtimes.touch(checkpoint_dir_name(global_step_), job_.clock.now_ms());
+    }
     make_dirs(job_.fs, directory);
     if (is_rank_zero()) {
-        write_checkpoint_file(directory, "model.safetensors", "weights@" + std::to_string(global_step_));
+        write_checkpoint_file(directory, "model.safetensors",
+                              safetensors_without_tensors("weights@" + std::to_string(global_step_)));
         write_checkpoint_file(directory, "config.json", "{}");
         write_checkpoint_file(directory, "training_args.bin", "args");
     }
@@ -338,33 +423,21 @@ void RankTrainer::save_checkpoint() {
 }
 
 void RankTrainer::rotate_checkpoints() {
-    const auto limit = job_.scenario.trainer.save_total_limit;
-    auto checkpoints = list_checkpoints(job_.fs, kOutputDir);
-    // The newest is always kept. With protection on, so is the checkpoint final_checkpoint
-    // names, as Transformers protects best_model_checkpoint; that closes the save window.
+    // With protection on, rotation keeps the checkpoint final_checkpoint names, as Transformers
+    // protects best_model_checkpoint; that closes the save window.
     std::optional<std::int64_t> protected_step;
     if (job_.scenario.trainer.protect_best_in_rotation) {
         protected_step = final_checkpoint_step(job_.fs, kOutputDir);
     }
-    std::int64_t keep = limit;
-    if (protected_step && limit == 1 && !checkpoints.empty() && *protected_step != checkpoints.back().step) {
-        keep = 2;
-    }
-    const auto excess = static_cast<std::int64_t>(checkpoints.size()) - keep;
-    std::int64_t deleted = 0;
-    for (const auto& entry : checkpoints) {
-        if (deleted >= excess) {
-            break;
-        }
-        if (protected_step && entry.step == *protected_step) {
-            continue;
-        }
+    const auto sorted = sorted_checkpoints(list_checkpoints(job_.fs, kOutputDir),
+                                           job_.scenario.trainer.rotation_order, job_.mtimes);
+    for (const auto& entry :
+         checkpoints_to_rotate(sorted, job_.scenario.trainer.save_total_limit, protected_step)) {
         emit(CrashPointPassed{CrashPoint::during_rotation, rank_});
         try {
             job_.fs.remove_tree(join_path(kOutputDir, entry.name));  // rmtree(ignore_errors=True)
         } catch (const FileSystemError&) {
         }
-        ++deleted;
     }
 }
 

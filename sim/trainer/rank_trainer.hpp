@@ -32,8 +32,11 @@ namespace ckpt::sim {
 // The scenario's TrainerOptions choose between Transformers' behaviour and the older, kinder
 // model for: restoring callback states on resume (restore_callback_states_from_checkpoint),
 // fsyncing the checkpoint (checkpoint_fsync; Transformers never does), and where the stop is
-// tested (stop_test: Transformers only after a step, so a restored stop trains one more step).
-// RNG files are named as Transformers names them (rng_state.pth for one process).
+// tested (stop_test: Transformers only after a step, so a restored stop trains one more step),
+// rotation's order (rotation_order: by directory mtime, stamped from the virtual clock), how
+// several callbacks of one class are refreshed (stateful_callbacks_refresh: Transformers appends)
+// and where restored callbacks go (restored_callbacks_position: Transformers re-adds them at the
+// end). RNG files are named as Transformers names them (rng_state.pth for one process).
 class RankTrainer {
   public:
     RankTrainer(TrainerJob& job, int rank);
@@ -45,6 +48,9 @@ class RankTrainer {
 
   private:
     void build_callbacks();
+    void find_callbacks();
+    void move_restored_callbacks_to_end(const std::vector<bool>& restored);
+    void stamp_if_created(const std::string& path);
     void restore_from_checkpoint(std::int64_t step);
     void train_begin();
     void training_loop();

@@ -1,6 +1,7 @@
 // What one incarnation of the job gives each of its ranks: the scenario, the disk, the score
-// model and the scheduler, the checkpoint it resumes from, and the sink the ranks report what
-// they do to. The trainer reaches nothing else: no checker, no ledger, no fault plan, no trace.
+// model and the scheduler, the checkpoint it resumes from, the sink the ranks report what they
+// do to, and the virtual clock with the directory mtimes it stamps. The trainer reaches nothing else: no
+// checker, no ledger, no fault plan, no trace.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +11,10 @@
 
 #include "sim/disk/sim_file_system.hpp"
 #include "sim/events/event_sink.hpp"
+#include "sim/events/virtual_clock.hpp"
 #include "sim/ranks/rank_scheduler.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/trainer/checkpoint_mtimes.hpp"
 #include "sim/trainer/score_model.hpp"
 
 namespace ckpt::sim {
@@ -22,6 +25,8 @@ struct TrainerJob {
     const ScoreModel& scores;
     RankScheduler& scheduler;
     EventSink& events;
+    const VirtualClock& clock;  // stamps the checkpoint directories' mtimes
+    CheckpointMtimes& mtimes;
     int incarnation = 0;
     std::optional<std::int64_t> resume_step;  // the checkpoint this incarnation starts from
     // Its trainer_state.json, migrated: every rank reads the same bytes, so it is parsed once.

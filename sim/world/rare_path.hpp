@@ -24,6 +24,8 @@ enum class RarePath : std::uint8_t {
     early_stopping_acted,             // an EarlyStoppingCallback asked the trainer to stop
     sidecar_lower_then_older_resume,  // a resume from a checkpoint older than a sidecar-only lower score
     rank_killed_in_collective,        // a rank killed by another while blocked in a collective
+    rank_killed_mid_broadcast,        // ... released by a broadcast others had left, not yet returned
+    config_changed_on_resume,         // a job resumed from a checkpoint under an edited configuration
 };
 inline constexpr auto kRarePathNames = make_enum_names<RarePath>({
     {RarePath::crash_after_stop_decision, "crash_after_stop_decision"},
@@ -38,6 +40,8 @@ inline constexpr auto kRarePathNames = make_enum_names<RarePath>({
     {RarePath::early_stopping_acted, "early_stopping_acted"},
     {RarePath::sidecar_lower_then_older_resume, "sidecar_lower_then_older_resume"},
     {RarePath::rank_killed_in_collective, "rank_killed_in_collective"},
+    {RarePath::rank_killed_mid_broadcast, "rank_killed_mid_broadcast"},
+    {RarePath::config_changed_on_resume, "config_changed_on_resume"},
 });
 static_assert(kRarePathNames.complete());
 inline constexpr std::size_t kRarePathCount = kRarePathNames.size();

@@ -22,6 +22,11 @@ class RarePathTracker {
         if (e.resume_step && sidecar_lower_step_ && *e.resume_step < *sidecar_lower_step_) {
             mark(RarePath::sidecar_lower_then_older_resume);
         }
+        // The first resume from a checkpoint resumes one written under the original
+        // configuration, so the edit is a real change there.
+        if (e.resume_step && scenario_.callbacks.resume_change.any()) {
+            mark(RarePath::config_changed_on_resume);
+        }
         last_decision_step_.reset();
         since_stop_decision_.reset();
         since_stop_persisted_.reset();
@@ -80,6 +85,9 @@ class RarePathTracker {
     void on(const RankDeathInjected& e) noexcept {
         if (e.in_collective) {
             mark(RarePath::rank_killed_in_collective);
+        }
+        if (e.mid_broadcast) {
+            mark(RarePath::rank_killed_mid_broadcast);
         }
     }
     void on(const EarlyStoppingRequested& e) noexcept {

@@ -6,6 +6,7 @@
 
 #include "policy/formats/document_migrations.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/output_dir/model_weights.hpp"
 #include "policy/output_dir/resume_point.hpp"
 #include "sim/base/assert.hpp"
 #include "sim/checks/disk_truth.hpp"
@@ -222,6 +223,28 @@ class Simulation final : public EventSink {
         return true;  // the launcher passed get_last_checkpoint's None: train from scratch
     }
 
+    // Trainer._load_from_checkpoint loads the weights before anything else and raises when the
+    // checkpoint has none (a torn safetensors file fails to load too). A missing optimizer,
+    // scheduler or RNG file is skipped silently or logged, as Transformers does.
+    bool weights_load(std::int64_t step) {
+        const auto directory = join_path(kOutputDir, checkpoint_dir_name(step));
+        const auto weights = join_path(directory, "model.safetensors");
+        // Ground truth: the bytes the trainer wrote there, whole.
+        if (world_.fs.content_equals(FsView::visible, weights,
+                                     safetensors_without_tensors("weights@" + std::to_string(step)))) {
+            return true;
+        }
+        const auto error = "ValueError: Can't find a valid checkpoint at " + directory;
+        if (world_.scenario.trainer.resume_rule == ResumeRule::transformers) {
+            end(Outcome::resume_failed, error);
+        } else {
+            // The fixed rule promises a checkpoint the trainer can resume from.
+            end(Outcome::violated, "the fixed resume rule chose " + directory + ": " + error);
+            emit(UnexplainedFailure{error});
+        }
+        return false;
+    }
+
     void apply_crash(const SimulatedCrash& crash) {
         if (crash.kind() == CrashKind::process_kill) {
             world_.fs.process_kill();
@@ -239,18 +262,28 @@ class Simulation final : public EventSink {
     bool run_incarnation(int incarnation) {
         world_.incarnation = incarnation;
         std::optional<std::int64_t> resume_step;
-        if (!choose_resume_point(incarnation, resume_step)) {
+        if (!choose_resume_point(incarnation, resume_step) || (resume_step && !weights_load(*resume_step))) {
             return true;
         }
         world_.stats.incarnations += 1;
         const auto& scenario = world_.scenario;
+        resumed_with_change_ = resume_step.has_value() && scenario.callbacks.resume_change.any();
         Rng chooser_rng =
             Rng(scenario.seed).derive("scheduler").derive(static_cast<std::uint64_t>(incarnation));
         RankScheduler scheduler({scenario.job.ranks, scenario.job.watchdog},
                                 [&chooser_rng](std::span<const int> runnable) {
                                     return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
                                 });
-        TrainerJob job{scenario, world_.fs, world_.scores, scheduler, *this, incarnation, resume_step, {}};
+        TrainerJob job{scenario,
+                       world_.fs,
+                       world_.scores,
+                       scheduler,
+                       *this,
+                       world_.clock,
+                       world_.checkpoint_mtimes,
+                       incarnation,
+                       resume_step,
+                       {}};
         if (resume_step) {
             const auto path =
                 join_path(join_path(kOutputDir, checkpoint_dir_name(*resume_step)), kTrainerStateName);
@@ -313,11 +346,22 @@ class Simulation final : public EventSink {
         }
         const auto error = first_failure(result);
         world_.trace_sink.record(-1, "job_failed", {{"error", error}});
+        if (first_failure_kind(result) == RankFailureKind::training_args_refused) {
+            end(Outcome::refused, error);  // before any state: every incarnation would refuse alike
+            return true;
+        }
         if (world_.faults.io_error_fired()) {
             world_.fs.process_kill();  // the job exits on the error; a scheduler restarts it
             return false;
         }
         if (world_.ledger.sidecar_damaged && first_failure_kind(result) == RankFailureKind::sidecar_restore) {
+            end(Outcome::failed_explained, error);
+            return true;
+        }
+        if (resumed_with_change_) {
+            // The user changed the configuration before resuming: a loud refusal may be the right
+            // answer, and the callbacks checker (P10) judges whether it was and says why.
+            emit(ResumeRefused{error});
             end(Outcome::failed_explained, error);
             return true;
         }
@@ -327,6 +371,7 @@ class Simulation final : public EventSink {
     }
 
     World world_;
+    bool resumed_with_change_ = false;  // the running incarnation resumed under a resume change
     Outcome outcome_ = Outcome::finished;
     std::string outcome_detail_;
     RankScheduler* scheduler_ = nullptr;         // the running incarnation's, or none
@@ -343,6 +388,8 @@ std::string_view to_string(Outcome outcome) noexcept {
             return "failed_explained";
         case Outcome::resume_failed:
             return "resume_failed";
+        case Outcome::refused:
+            return "refused";
         case Outcome::hung:
             return "hung";
         case Outcome::violated:

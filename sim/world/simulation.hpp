@@ -21,7 +21,8 @@ struct RunOptions {
 enum class Outcome : std::uint8_t {
     finished,          // max_steps or a policy stop
     failed_explained,  // ended by an error an injected fault explains (corrupt sidecar, ...)
-    resume_failed,     // Transformers' resume picked an incomplete checkpoint (#35782)
+    resume_failed,     // Transformers' resume failed where Transformers fails (#35782, no weights)
+    refused,           // the callback refused the TrainingArguments at on_train_begin
     hung,              // a dead rank hangs the job and no watchdog is armed
     violated,          // stopped by a failure nothing explains (reported as P12)
 };

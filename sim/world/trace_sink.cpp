@@ -96,7 +96,11 @@ void TraceSink::on(const CrashInjected& e) {
 }
 
 void TraceSink::on(const RankDeathInjected& e) {
-    record(e.rank, "rank_death");
+    if (e.mid_broadcast) {
+        record(e.rank, "rank_death", {{"mid_broadcast", true}});
+    } else {
+        record(e.rank, "rank_death");
+    }
 }
 
 void TraceSink::on(const SidecarCorrupted& e) {

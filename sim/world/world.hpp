@@ -15,6 +15,7 @@
 #include "sim/faults/callback_io.hpp"
 #include "sim/faults/fault_plan.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/trainer/checkpoint_mtimes.hpp"
 #include "sim/trainer/score_model.hpp"
 #include "sim/world/run_stats.hpp"
 #include "sim/world/simulation.hpp"
@@ -51,6 +52,7 @@ struct World {
     Trace trace;
     RunStats stats;
     VirtualClock clock;
+    CheckpointMtimes checkpoint_mtimes;  // survives incarnations, as the disk does
     SaveWindow save_window;
     int incarnation = 0;  // the running incarnation, or the last one
     LedgerWriter ledger_writer;

@@ -394,15 +394,36 @@ TEST(RestoreStatefulCallbacks, RoundTripsAMixOfCallbacksThroughTrainerStateText)
     EXPECT_EQ(restored.callbacks[4]->state(), accuracy.state());
 }
 
-TEST(RestoreStatefulCallbacks, SavedArgsOverrideTheNewConfiguration) {
-    const json saved = json::parse(R"({
+// One EarlyStoppingCallback saved with patience 4 and three evaluations without improvement.
+json saved_with_patience_four() {
+    return json::parse(R"({
         "EarlyStoppingCallback": {
             "args": {"early_stopping_patience": 4, "early_stopping_threshold": 0.0},
             "attributes": {"early_stopping_patience_counter": 3}
         }
     })");
+}
+
+TEST(RestoreStatefulCallbacks, AnArgumentChangedSinceTheCheckpointIsRefusedNotSilentlyReplaced) {
+    // Transformers would rebuild the callback with patience 4 and drop the user's 10 silently.
+    const json saved = saved_with_patience_four();
     std::vector<std::unique_ptr<ExportableState>> fresh;
     fresh.push_back(std::make_unique<EarlyStoppingCallback>(10));
+    std::string error;
+    try {
+        restore_stateful_callbacks(saved, std::move(fresh), test_registry());
+    } catch (const ValueError& refused) {
+        error = refused.what();
+    }
+    EXPECT_THAT(error, HasSubstr("EarlyStoppingCallback is configured with early_stopping_patience=10"));
+    EXPECT_THAT(error, HasSubstr("saved it with early_stopping_patience=4"));
+    EXPECT_THAT(error, HasSubstr("restore_callback_states_from_checkpoint=False"));
+}
+
+TEST(RestoreStatefulCallbacks, UnchangedArgumentsRestoreTheSavedAttributes) {
+    const json saved = saved_with_patience_four();
+    std::vector<std::unique_ptr<ExportableState>> fresh;
+    fresh.push_back(std::make_unique<EarlyStoppingCallback>(4));
     const RestoredCallbacks restored = restore_stateful_callbacks(saved, std::move(fresh), test_registry());
     const auto& early_stopping = dynamic_cast<const EarlyStoppingCallback&>(*restored.callbacks[0]);
     EXPECT_EQ(early_stopping.early_stopping_patience(), 4);
@@ -422,7 +443,9 @@ TEST(RestoreStatefulCallbacks, KeepsCallbacksWithoutSavedStateAsConfigured) {
 }
 
 TEST(RestoreStatefulCallbacks, AFactoryFailureReplacesNothing) {
-    const json saved = {{"EarlyStoppingCallback", {{"args", {{"early_stopping_patience", -1}}}}}};
+    const json saved = {{"EarlyStoppingCallback",
+                         {{"args", {{"early_stopping_patience", 3}}},
+                          {"attributes", {{"early_stopping_patience_counter", -1}}}}}};
     std::vector<std::unique_ptr<ExportableState>> fresh;
     fresh.push_back(std::make_unique<EarlyStoppingCallback>(3));
     EXPECT_THROW(restore_stateful_callbacks(saved, std::move(fresh), test_registry()), ValueError);

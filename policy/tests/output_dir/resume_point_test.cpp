@@ -121,5 +121,25 @@ TYPED_TEST(ResumePoint, PickAloneNeitherRemovesNorReports) {
     EXPECT_EQ(this->remaining().size(), 4U);
 }
 
+// Rotation's rmtree cut short by a power loss can keep trainer_state.json and lose the weights:
+// Transformers' _load_from_checkpoint then raises, so the fixed rule resumes from an older one.
+TYPED_TEST(ResumePoint, TheFixedRuleSkipsAndRemovesACompleteCheckpointWithoutWeights) {
+    this->write_two_complete_and_two_torn();
+    this->fs().unlink(join_path(join_path(this->dir(), "checkpoint-20"), "model.safetensors"));
+    RecordingObserver observer;
+    const auto source =
+        resume_from_checkpoint(this->fs(), this->dir(), ResumeSourceRule::newest_complete, observer);
+    ASSERT_TRUE(source);
+    EXPECT_EQ(source->name, "checkpoint-10");
+    EXPECT_THAT(this->remaining(), ElementsAre("checkpoint-10"));
+    {
+        const mutants::MutantScope scope(mutants::Mutant::resume_ignores_weights);
+        testing::write_checkpoint(this->fs(), this->dir(), 20);
+        this->fs().unlink(join_path(join_path(this->dir(), "checkpoint-20"), "model.safetensors"));
+        EXPECT_EQ(pick_resume_checkpoint(this->fs(), this->dir(), ResumeSourceRule::newest_complete)->step,
+                  20);
+    }
+}
+
 }  // namespace
 }  // namespace ckpt

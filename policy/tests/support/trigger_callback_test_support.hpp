@@ -21,6 +21,7 @@
 #include "policy/callbacks/trainer_control.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/output_dir/model_weights.hpp"
 #include "policy/ports/collective.hpp"
 #include "policy/tests/support/file_system_backends.hpp"
 #include "policy/trigger/evaluation_round.hpp"
@@ -195,7 +196,8 @@ inline void write_checkpoint(FileSystem& fs, const std::string& output_dir, std:
                              const std::optional<nlohmann::json>& trigger_state = std::nullopt) {
     const auto directory = join_path(output_dir, checkpoint_dir_name(step));
     make_dirs(fs, directory);
-    fs.write_file(join_path(directory, "model.safetensors"), "weights@" + std::to_string(step));
+    fs.write_file(join_path(directory, "model.safetensors"),
+                  safetensors_without_tensors("weights@" + std::to_string(step)));
     nlohmann::json callbacks = {{"TrainerControl", TrainerControl{}.state()}};
     if (trigger_state) {
         callbacks[std::string(kTriggerCallbackClass)] = *trigger_state;

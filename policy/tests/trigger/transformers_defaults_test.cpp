@@ -4,6 +4,7 @@
 // checkpoint, the callback makes it durable before final_checkpoint may name it.
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -60,6 +61,28 @@ TYPED_TEST(TransformersDefaults, ACallbackTheTrainerDidNotRestoreTakesItsStateFr
     EXPECT_EQ(callback.policy().state().best_step, 20);
     EXPECT_EQ(callback.policy().state().best_score, 0.6);
     EXPECT_EQ(callback.trigger_count(), 2);
+}
+
+TYPED_TEST(TransformersDefaults, AResumeWithAChangedSettingRefusesNamingItBothValuesAndTheFix) {
+    this->first_run_then_lose_the_sidecar();
+    auto config = this->every_ten_steps();
+    const auto saved_patience = config.policy.patience;
+    config.policy.patience = saved_patience + 2;
+    auto callback = this->make(config);
+    TrainerControl control;
+    std::string error;
+    try {
+        callback.on_train_begin({.output_dir = this->root()}, {.global_step = 20}, control);
+    } catch (const std::exception& refused) {
+        error = refused.what();
+    }
+    EXPECT_NE(error.find("with a changed patience"), std::string::npos) << error;
+    EXPECT_NE(error.find("saved with patience=" + std::to_string(saved_patience)), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("configured with patience=" + std::to_string(saved_patience + 2)), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("fresh output_dir"), std::string::npos) << error;
+    EXPECT_FALSE(callback.policy().state().best_step.has_value());  // nothing was adopted
 }
 
 TYPED_TEST(TransformersDefaults, TheMutantLeavesItToTheTrainerAndStartsFromNothing) {
@@ -137,6 +160,42 @@ TYPED_TEST(TransformersDefaults, KeepingOneCheckpointBesideATrainerBestIsRefused
     args.save_total_limit = 2;
     args.load_best_model_at_end = true;
     EXPECT_NO_THROW(callback.on_train_begin(args, {.global_step = 0}, control));
+}
+
+// Several callbacks of one class with Transformers restoring them: every save appends their
+// states (PR #33875), so a resume would restore the ones from train start. Refused before any
+// state exists; either half of the configuration alone is accepted.
+TYPED_TEST(TransformersDefaults, RestoringSeveralCallbacksOfOneClassIsRefusedWhileTheRefreshAppends) {
+    const auto args_for = [&](bool restore, bool appends, bool several) {
+        TrainingArguments args{.output_dir = this->root()};
+        args.restore_callback_states_from_checkpoint = restore;
+        args.refresh_appends_duplicate_states = appends;
+        if (several) {
+            args.stateful_classes_with_several_callbacks = {"EarlyStoppingCallback"};
+        }
+        return args;
+    };
+    {
+        auto callback = this->make(this->every_ten_steps());
+        TrainerControl control;
+        try {
+            callback.on_train_begin(args_for(true, true, true), {.global_step = 0}, control);
+            FAIL() << "restoring appended duplicate states was accepted";
+        } catch (const TrainingArgumentsRefused& error) {
+            const std::string message = error.what();
+            EXPECT_NE(message.find("restore_callback_states_from_checkpoint=False"), std::string::npos)
+                << message;
+            EXPECT_NE(message.find("EarlyStoppingCallback"), std::string::npos) << message;
+        }
+    }
+    for (const auto& [restore, appends, several] :
+         {std::tuple{false, true, true}, std::tuple{true, false, true}, std::tuple{true, true, false}}) {
+        auto callback = this->make(this->every_ten_steps());
+        TrainerControl control;
+        EXPECT_NO_THROW(
+            callback.on_train_begin(args_for(restore, appends, several), {.global_step = 0}, control))
+            << restore << appends << several;
+    }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "policy/output_dir/model_weights.hpp"
 #include "policy/ports/file_system.hpp"
 #include "policy/ports/posix_file_system.hpp"
 #include "policy/tests/support/temp_dir.hpp"
@@ -167,7 +168,7 @@ class SeedOutputDir {
     void checkpoint(std::int64_t step, const std::optional<std::string>& trainer_state) {
         const auto directory = at("checkpoint-" + std::to_string(step));
         fs_.mkdir(directory);
-        fs_.write_file(join_path(directory, "model.safetensors"), "weights");
+        fs_.write_file(join_path(directory, "model.safetensors"), safetensors_without_tensors("weights"));
         if (trainer_state) {
             fs_.write_file(join_path(directory, "trainer_state.json"), *trainer_state);
         }

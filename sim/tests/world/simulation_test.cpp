@@ -258,6 +258,22 @@ TEST(Simulation, CorruptSidecarEndsAsAnExplainedFailure) {
     EXPECT_THAT(result.outcome_detail, ::testing::HasSubstr("Cannot load checkpoint evaluation metadata"));
 }
 
+// Several EarlyStoppingCallbacks restored by a Trainer whose refresh appends: the callback refuses
+// at on_train_begin on every rank, before any step, and the scenario ends as refused, not violated.
+TEST(Simulation, RestoringAppendedDuplicateStatesIsRefusedBeforeAnyStep) {
+    auto s = constant_score(2, {});
+    s.callbacks.early_stopping_callbacks = 2;
+    s.trainer.restore_callback_states_from_checkpoint = true;
+    s.trainer.stateful_callbacks_refresh = StatefulCallbacksRefresh::append;
+    const auto result = run(s);
+    EXPECT_TRUE(result.ok()) << describe(result);
+    EXPECT_EQ(result.outcome, Outcome::refused) << describe(result);
+    EXPECT_THAT(result.outcome_detail, ::testing::HasSubstr("restore_callback_states_from_checkpoint=False"));
+    EXPECT_EQ(result.stats.steps, 0U);
+    s.trainer.stateful_callbacks_refresh = StatefulCallbacksRefresh::replace;
+    EXPECT_EQ(run(s).outcome, Outcome::finished);
+}
+
 // Transformers' get_last_checkpoint takes the newest checkpoint-N without checking it, so a
 // crash between truncating trainer_state.json and writing it makes the resume fail (#35782).
 TEST(Simulation, TransformersResumeOfAnIncompleteCheckpointFails) {

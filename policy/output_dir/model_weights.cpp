@@ -1,0 +1,83 @@
+// The weight-file rules of model_weights.hpp. The header is parsed with nlohmann::json without
+// exceptions; any malformed or short file is "not whole".
+#include "policy/output_dir/model_weights.hpp"
+
+#include <array>
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+namespace ckpt {
+namespace {
+
+constexpr std::size_t kHeaderLengthBytes = 8;
+constexpr std::array<const char*, 2> kSafetensorsFiles{"model.safetensors", "adapter_model.safetensors"};
+constexpr std::array<const char*, 4> kOtherWeightFiles{"model.safetensors.index.json", "pytorch_model.bin",
+                                                       "pytorch_model.bin.index.json", "adapter_model.bin"};
+
+std::uint64_t little_endian_u64(std::string_view bytes) {
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < kHeaderLengthBytes; ++i) {
+        value |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
+    }
+    return value;
+}
+
+}  // namespace
+
+std::string safetensors_without_tensors(std::string_view step) {
+    const std::string header = nlohmann::json{{"__metadata__", {{"step", std::string(step)}}}}.dump();
+    std::string bytes(kHeaderLengthBytes, '\0');
+    for (std::size_t i = 0; i < kHeaderLengthBytes; ++i) {
+        bytes[i] = static_cast<char>((static_cast<std::uint64_t>(header.size()) >> (8 * i)) & 0xffU);
+    }
+    return bytes + header;
+}
+
+bool is_whole_safetensors(std::string_view bytes) {
+    if (bytes.size() < kHeaderLengthBytes) {
+        return false;
+    }
+    const auto header_length = little_endian_u64(bytes);
+    if (header_length > bytes.size() - kHeaderLengthBytes) {
+        return false;
+    }
+    const auto header =
+        nlohmann::json::parse(bytes.substr(kHeaderLengthBytes, header_length), nullptr, false);
+    if (!header.is_object()) {
+        return false;
+    }
+    std::uint64_t data_end = 0;
+    for (const auto& [name, tensor] : header.items()) {
+        if (name == "__metadata__") {
+            continue;
+        }
+        const auto offsets = tensor.is_object() ? tensor.find("data_offsets") : tensor.end();
+        if (offsets == tensor.end() || !offsets->is_array() || offsets->size() != 2 ||
+            !(*offsets)[1].is_number_unsigned()) {
+            return false;
+        }
+        data_end = std::max(data_end, (*offsets)[1].get<std::uint64_t>());
+    }
+    return bytes.size() - kHeaderLengthBytes - header_length == data_end;
+}
+
+// The FileSystem port has no stat or ranged read, so the file is read whole: cheap for the
+// simulator's tensor-free files; a real integration would read the header and the size only.
+bool holds_loadable_weights(FileSystem& fs, const std::string& checkpoint_dir) {
+    for (const char* name : kSafetensorsFiles) {
+        const auto path = join_path(checkpoint_dir, name);
+        if (fs.exists(path) && !fs.is_dir(path) && is_whole_safetensors(fs.read_file(path))) {
+            return true;
+        }
+    }
+    for (const char* name : kOtherWeightFiles) {
+        const auto path = join_path(checkpoint_dir, name);
+        if (fs.exists(path) && !fs.is_dir(path) && !fs.read_file(path).empty()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,59 @@
+// `ckptsim inspect --training-args`: each configuration issue 11 models is reported, the ones the
+// callback refuses or ckptsim proves unsafe as at risk with their properties, and a field of the
+// wrong type is a ValueError naming it.
+#include "policy/inspect/training_args_risks.hpp"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "policy/base/errors.hpp"
+
+namespace ckpt {
+namespace {
+
+const TrainingArgsFinding* find(const TrainingArgsReport& report, std::string_view setting_part) {
+    const auto found = std::find_if(report.findings.begin(), report.findings.end(), [&](const auto& finding) {
+        return finding.setting.find(setting_part) != std::string::npos;
+    });
+    return found == report.findings.end() ? nullptr : &*found;
+}
+
+TEST(TrainingArgsRisks, RestoringSeveralCallbacksOfOneClassIsAtRiskForP10) {
+    const auto report = assess_training_args(
+        {{"restore_callback_states_from_checkpoint", true},
+         {"callbacks",
+          {"EarlyStoppingCallback", "CheckpointEvaluationTriggerCallback", "EarlyStoppingCallback"}}});
+    const auto* finding = find(report, "several EarlyStoppingCallback");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_FALSE(finding->safe);
+    EXPECT_EQ(finding->properties, "P10");
+    EXPECT_NE(find(report, "end of the callback list"), nullptr);
+}
+
+TEST(TrainingArgsRisks, SeveralCallbacksOfOneClassAreSafeWhenTheTrainerRestoresNone) {
+    const auto report =
+        assess_training_args({{"callbacks", {"EarlyStoppingCallback", "EarlyStoppingCallback"}}});
+    const auto* finding = find(report, "several EarlyStoppingCallback");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(finding->safe);
+    EXPECT_EQ(find(report, "end of the callback list"), nullptr);
+}
+
+TEST(TrainingArgsRisks, MtimeRotationIsReportedSafe) {
+    const auto* finding = find(assess_training_args(nlohmann::json::object()), "use_mtime=True");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(finding->safe);
+}
+
+TEST(TrainingArgsRisks, ACallbackListOfTheWrongTypeNamesTheField) {
+    try {
+        assess_training_args({{"callbacks", "EarlyStoppingCallback"}});
+        FAIL() << "accepted";
+    } catch (const ValueError& error) {
+        EXPECT_NE(std::string(error.what()).find("'callbacks'"), std::string::npos) << error.what();
+    }
+}
+
+}  // namespace
+}  // namespace ckpt
