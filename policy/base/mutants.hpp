@@ -54,6 +54,8 @@ enum class Mutant : std::uint8_t {
     link_before_checkpoint_fsync,
     appended_duplicates_restored,
     resume_ignores_weights,
+    trainer_best_cleanup_accepted,
+    save_strategy_best_accepted,
 };
 
 struct MutantInfo {

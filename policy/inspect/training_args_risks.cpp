@@ -121,6 +121,30 @@ void add_resume_findings(const json& args, TrainingArgsReport& report) {
     }
 }
 
+// Transformers' own best (issue 11 row 7), modelled by the simulated trainer: what the callback
+// refuses at on_train_begin, and what it survives.
+void add_best_model_findings(const std::string& strategy, std::optional<std::int64_t> limit, bool tracks_best,
+                             TrainingArgsReport& report) {
+    if (strategy == "best") {
+        report.findings.push_back({"save_strategy=best", "P1, P4", false,
+                                   "refused at on_train_begin: Transformers saves only on its own new best "
+                                   "metric, never on the callback's save events"});
+    }
+    if (!tracks_best) {
+        return;
+    }
+    if (limit && *limit == 1) {
+        report.findings.push_back(
+            {"save_total_limit=1 with metric_for_best_model / load_best_model_at_end", "P1, P4", false,
+             "refused at on_train_begin: the end of training deletes every checkpoint but Transformers' "
+             "best_model_checkpoint, which can be another than final_checkpoint's target"});
+        return;
+    }
+    report.findings.push_back({"metric_for_best_model / load_best_model_at_end", "", true,
+                               "rotation also keeps Transformers' best_model_checkpoint and the end of "
+                               "training deletes nothing; final_checkpoint's target is kept as before"});
+}
+
 void add_save_findings(const json& args, TrainingArgsReport& report) {
     const auto strategy = text(args, "save_strategy").value_or("steps");
     if (strategy != "steps" && strategy != "epoch" && strategy != "best" && strategy != "no") {
@@ -129,7 +153,7 @@ void add_save_findings(const json& args, TrainingArgsReport& report) {
     const auto limit = integer(args, "save_total_limit");
     const auto metric = text(args, "metric_for_best_model");
     const bool load_best = boolean(args, "load_best_model_at_end", false);
-    boolean(args, "greater_is_better", true);  // type-checked; its direction is not modelled
+    boolean(args, "greater_is_better", true);  // type-checked; either direction is modelled
     boolean(args, "save_on_each_node", false);
     integer(args, "world_size");
     report.findings.push_back({"checkpoints are never fsynced (Transformers)", "", true,
@@ -141,20 +165,7 @@ void add_save_findings(const json& args, TrainingArgsReport& report) {
     report.findings.push_back({"should_training_stop tested after the step (Transformers' loop)", "", true,
                                "a resumed job takes one optimizer step after a durable stop, with no "
                                "evaluation and no save"});
-    if (strategy == "best") {
-        report.findings.push_back({"save_strategy=best", "P1, P4", false,
-                                   "checkpoints are written only on Transformers' own new best metric, not "
-                                   "on the callback's save events: not modelled by ckptsim"});
-    }
-    if (load_best || metric) {
-        const bool keep_one = limit && *limit == 1;
-        report.findings.push_back(
-            {"metric_for_best_model / load_best_model_at_end", keep_one ? "P1, P4" : "P1", false,
-             std::string("Transformers' best_model_checkpoint can differ from the callback's best") +
-                 (keep_one ? "; with save_total_limit=1 the end of training deletes every other "
-                             "checkpoint, final_checkpoint's target included: not modelled by ckptsim"
-                           : ": not modelled by ckptsim")});
-    }
+    add_best_model_findings(strategy, limit, metric.has_value() || load_best, report);
 }
 
 }  // namespace

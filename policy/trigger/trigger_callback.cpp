@@ -132,14 +132,15 @@ void TriggerCallback::record_checkpoint_evaluation_decision(const json& decision
 // ---- train begin: restore, then repair ----------------------------------------------------
 
 void TriggerCallback::refuse_unsafe_training_args(const TrainingArguments& args) {
-    if (args.save_strategy == "best") {
+    if (args.save_strategy == "best" && !mutants::is_active(Mutant::save_strategy_best_accepted)) {
         throw TrainingArgumentsRefused(
             "checkpoint evaluation cannot run with save_strategy=\"best\": Transformers then saves only on "
             "its own new best metric, never on this callback's save events; use save_strategy=\"steps\" "
             "or \"epoch\"");
     }
     const bool trainer_tracks_best = args.load_best_model_at_end || !args.metric_for_best_model.empty();
-    if (trainer_tracks_best && args.save_total_limit == 1) {
+    if (trainer_tracks_best && args.save_total_limit == 1 &&
+        !mutants::is_active(Mutant::trainer_best_cleanup_accepted)) {
         throw TrainingArgumentsRefused(
             "checkpoint evaluation cannot run with save_total_limit=1 and metric_for_best_model or "
             "load_best_model_at_end: Transformers deletes every checkpoint but its own "

@@ -1,9 +1,9 @@
 // The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
 // The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
-// (P2, P9), commit (P5), link (P1, P4), retention (P1), ranks (P6, P7), callbacks (P10), rules
-// (P11), liveness (P12), schedule (P13). That order keeps the violations of one event in the order
-// DESIGN.md's checks list them. Checkers read the ledger; the LedgerWriter, delivered the event
-// first, writes it.
+// (P2, P9), commit (P5), link (P1, P4), retention and the trainer's best (P1), ranks (P6, P7), callbacks
+// (P10), rules (P11), liveness (P12), schedule (P13). That order keeps the violations of one event in the
+// order DESIGN.md's checks list them. Checkers read the ledger; the LedgerWriter, delivered the event first,
+// writes it.
 #pragma once
 
 #include <vector>
@@ -19,6 +19,7 @@
 #include "sim/checks/rules_checker.hpp"
 #include "sim/checks/schedule_checker.hpp"
 #include "sim/checks/stop_checker.hpp"
+#include "sim/checks/trainer_best_checker.hpp"
 
 namespace ckpt::sim {
 
@@ -31,6 +32,7 @@ class Oracles {
           commit_(context_),
           link_(context_),
           retention_(context_),
+          trainer_best_(context_),
           ranks_(context_),
           callbacks_(context_),
           rules_(context_),
@@ -48,6 +50,7 @@ class Oracles {
         commit_.on(e);
         link_.on(e);
         retention_.on(e);
+        trainer_best_.on(e);
         ranks_.on(e);
         callbacks_.on(e);
         rules_.on(e);
@@ -66,6 +69,7 @@ class Oracles {
     CommitChecker commit_;
     LinkChecker link_;
     RetentionChecker retention_;
+    TrainerBestChecker trainer_best_;
     RanksChecker ranks_;
     CallbacksChecker callbacks_;
     RulesChecker rules_;

@@ -97,6 +97,17 @@ struct DecisionMade {
     const CheckpointEvaluationDecision& decision;
     const CheckpointEvaluationState& after;
 };
+// Rank 0's evaluation reported the score (the metric Transformers' best tracking reads).
+struct MetricsEvaluated {
+    std::int64_t step = 0;
+    double score = 0.0;
+};
+// load_best_model_at_end's barrier passed and rank 0 loads (or, when it is gone, warns about)
+// the weights of best_model_checkpoint; the end-of-training clean-up follows.
+struct BestModelLoading {
+    std::int64_t step = 0;
+    bool found = false;
+};
 // The rank applied a decision that stops.
 struct StopInForce {
     int rank = 0;
@@ -166,13 +177,13 @@ struct IoErrorInjected {
     std::string_view path;
 };
 
-using Event =
-    std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
-                 IncarnationLimitReached, UnexplainedFailure, CallbacksRestored, TrainBegan,
-                 BaselineEstablished, RecoveryFinished, RankStateShared, StepStarted, StepFinished,
-                 EpochEnded, EvaluationStarted, DecisionMade, StopInForce, SidecarPersisted,
-                 CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
-                 SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
-                 RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested>;
+using Event = std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
+                           IncarnationLimitReached, UnexplainedFailure, CallbacksRestored, TrainBegan,
+                           BaselineEstablished, RecoveryFinished, RankStateShared, StepStarted, StepFinished,
+                           EpochEnded, EvaluationStarted, DecisionMade, StopInForce, SidecarPersisted,
+                           CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
+                           SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
+                           RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted,
+                           IoErrorInjected, EarlyStoppingRequested, MetricsEvaluated, BestModelLoading>;
 
 }  // namespace ckpt::sim

@@ -169,6 +169,22 @@ void draw_trainer_realism(std::uint64_t seed, TrainerOptions& trainer) {
     trainer.restored_callbacks_position = roll(rng, mix.restored_callbacks_at_end)
                                               ? RestoredCallbacksPosition::end
                                               : RestoredCallbacksPosition::kept;
+    if (roll(rng, mix.metric_for_best_model)) {
+        trainer.metric_for_best_model = roll(rng, mix.metric_is_loss) ? "loss" : "score";
+    }
+    if (roll(rng, mix.greater_is_better_set)) {
+        trainer.greater_is_better = roll(rng, Odds{1, 2});
+    }
+    trainer.load_best_model_at_end = roll(rng, mix.load_best_model_at_end);
+    // Transformers' default save_total_limit is None; a tracked best beside a limit of 1 is refused,
+    // so most such draws keep two checkpoints and the refusal stays reachable but rare.
+    if (!trainer.tracked_metric().empty() && trainer.save_total_limit == 1 &&
+        !roll(rng, mix.tracked_best_with_limit_one)) {
+        trainer.save_total_limit = 2;
+    }
+    if (roll(rng, mix.save_strategy_best)) {
+        trainer.save_strategy = SaveStrategy::best;
+    }
 }
 
 }  // namespace
