@@ -82,7 +82,7 @@ struct TrainerRealismMix {
     Odds greater_is_better_set{1, 4};   // an explicit greater_is_better, either way
     Odds load_best_model_at_end{1, 10};
     Odds save_strategy_best{1, 100};
-    Odds tracked_best_with_limit_one{1, 5};  // refused at on_train_begin
+    Odds tracked_best_refused{1, 5};  // left as drawn, so refused when it can disagree
 };
 
 struct SwarmRanges {

@@ -170,6 +170,7 @@ void RankTrainer::train_begin() {
     args.save_total_limit = job_.scenario.trainer.save_total_limit;
     args.metric_for_best_model = job_.scenario.trainer.tracked_metric();
     args.load_best_model_at_end = job_.scenario.trainer.load_best_model_at_end;
+    args.greater_is_better = job_.scenario.trainer.tracked_greater_is_better();
     args.restore_callback_states_from_checkpoint =
         job_.scenario.trainer.restore_callback_states_from_checkpoint;
     args.refresh_appends_duplicate_states =
