@@ -79,7 +79,12 @@ constexpr std::array<MutantInfo, 33> kCatalogue{{
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the
 // README's mutant section says why for each.
-constexpr std::array<MutantInfo, 1> kPending{{
+constexpr std::array<MutantInfo, 3> kPending{{
+    {Mutant::trainer_best_cleanup_accepted, "trainer_best_cleanup_accepted",
+     "the callback accepts save_total_limit=1 beside metric_for_best_model or load_best_model_at_end, so "
+     "Transformers' end-of-training clean-up keeps only its own best_model_checkpoint"},
+    {Mutant::save_strategy_best_accepted, "save_strategy_best_accepted",
+     "the callback accepts save_strategy=\"best\", under which Transformers saves only on its own new best"},
     {Mutant::resume_ignores_weights, "resume_ignores_weights",
      "the fixed resume rule trusts a complete trainer_state.json whose checkpoint lost its model weights"},
 }};

@@ -56,6 +56,8 @@ enum class Mutant : std::uint8_t {
     changed_args_silently_restored,
     appended_duplicates_restored,
     resume_ignores_weights,
+    trainer_best_cleanup_accepted,
+    save_strategy_best_accepted,
 };
 
 struct MutantInfo {

@@ -19,6 +19,7 @@ struct TrainingArguments {
     std::int64_t save_total_limit = 0;    // 0: None
     std::string metric_for_best_model{};  // empty: None
     bool load_best_model_at_end = false;
+    bool greater_is_better = true;  // after post-init (its default follows metric_for_best_model)
     bool restore_callback_states_from_checkpoint = false;
     // Not TrainingArguments fields: what on_train_begin learns from the trainer around them. The
     // classes state.stateful_callbacks stores as lists (several callbacks of one class), and

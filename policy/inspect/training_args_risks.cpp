@@ -40,6 +40,14 @@ bool boolean(const json& args, const char* field, bool fallback) {
     return found->get<bool>();
 }
 
+std::optional<bool> boolean_if_present(const json& args, const char* field) {
+    const auto found = args.find(field);
+    if (found == args.end() || found->is_null()) {
+        return std::nullopt;
+    }
+    return boolean(args, field, false);
+}
+
 std::optional<std::string> text(const json& args, const char* field) {
     const auto found = args.find(field);
     if (found == args.end() || found->is_null()) {
@@ -121,6 +129,39 @@ void add_resume_findings(const json& args, TrainingArgsReport& report) {
     }
 }
 
+// Transformers' own best (issue 11 row 7), modelled by the simulated trainer: what the callback
+// refuses at on_train_begin, and what it survives.
+void add_best_model_findings(const std::string& strategy, std::optional<std::int64_t> limit, bool tracks_best,
+                             const std::optional<std::string>& metric, std::optional<bool> greater,
+                             TrainingArgsReport& report) {
+    if (strategy == "best") {
+        report.findings.push_back({"save_strategy=best", "P1, P4", false,
+                                   "refused at on_train_begin: Transformers saves only on its own new best "
+                                   "metric, never on the callback's save events"});
+    }
+    if (!tracks_best) {
+        return;
+    }
+    if (limit && *limit == 1) {
+        report.findings.push_back(
+            {"save_total_limit=1 with metric_for_best_model / load_best_model_at_end", "P1, P4", false,
+             "refused at on_train_begin: the end of training deletes every checkpoint but Transformers' "
+             "best_model_checkpoint, which can be another than final_checkpoint's target"});
+        return;
+    }
+    const bool lower_is_better = !greater.value_or(!metric.value_or("loss").ends_with("loss"));
+    report.findings.push_back(
+        lower_is_better
+            ? TrainingArgsFinding{"metric_for_best_model / load_best_model_at_end, lower is better", "P1",
+                                  false,
+                                  "refused at on_train_begin: rotation keeps Transformers' best beside the "
+                                  "newest and can delete final_checkpoint's target (swarm seed 10193)"}
+            : TrainingArgsFinding{"metric_for_best_model / load_best_model_at_end", "", true,
+                                  "safe when metric_for_best_model is the callback's score metric (otherwise "
+                                  "refused at on_train_begin): rotation also keeps Transformers' "
+                                  "best_model_checkpoint and the end of training deletes nothing"});
+}
+
 void add_save_findings(const json& args, TrainingArgsReport& report) {
     const auto strategy = text(args, "save_strategy").value_or("steps");
     if (strategy != "steps" && strategy != "epoch" && strategy != "best" && strategy != "no") {
@@ -129,7 +170,6 @@ void add_save_findings(const json& args, TrainingArgsReport& report) {
     const auto limit = integer(args, "save_total_limit");
     const auto metric = text(args, "metric_for_best_model");
     const bool load_best = boolean(args, "load_best_model_at_end", false);
-    boolean(args, "greater_is_better", true);  // type-checked; its direction is not modelled
     boolean(args, "save_on_each_node", false);
     integer(args, "world_size");
     report.findings.push_back({"checkpoints are never fsynced (Transformers)", "", true,
@@ -141,20 +181,8 @@ void add_save_findings(const json& args, TrainingArgsReport& report) {
     report.findings.push_back({"should_training_stop tested after the step (Transformers' loop)", "", true,
                                "a resumed job takes one optimizer step after a durable stop, with no "
                                "evaluation and no save"});
-    if (strategy == "best") {
-        report.findings.push_back({"save_strategy=best", "P1, P4", false,
-                                   "checkpoints are written only on Transformers' own new best metric, not "
-                                   "on the callback's save events: not modelled by ckptsim"});
-    }
-    if (load_best || metric) {
-        const bool keep_one = limit && *limit == 1;
-        report.findings.push_back(
-            {"metric_for_best_model / load_best_model_at_end", keep_one ? "P1, P4" : "P1", false,
-             std::string("Transformers' best_model_checkpoint can differ from the callback's best") +
-                 (keep_one ? "; with save_total_limit=1 the end of training deletes every other "
-                             "checkpoint, final_checkpoint's target included: not modelled by ckptsim"
-                           : ": not modelled by ckptsim")});
-    }
+    add_best_model_findings(strategy, limit, metric.has_value() || load_best, metric,
+                            boolean_if_present(args, "greater_is_better"), report);
 }
 
 }  // namespace

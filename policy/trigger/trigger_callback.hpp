@@ -43,6 +43,10 @@ struct TriggerCallbackConfig {
     // file. Empty means the process id; the simulator sets a fixed tag so traces stay
     // reproducible across processes.
     std::string temp_file_tag;
+    // The evaluation metric the callback's scores are, higher being better (without "eval_"). A
+    // Trainer that tracks another best, or this one lower-is-better, keeps another checkpoint alive
+    // in rotation, and a crash can then relink final_checkpoint to it (swarm seed 10193).
+    std::string score_metric = "score";
 };
 
 // A port of the seed's CheckpointEvaluationTriggerCallback.
@@ -140,7 +144,7 @@ class TriggerCallback final : public ExportableState {
     void make_checkpoint_durable(std::int64_t step);
     void drop_link_to_lost_checkpoint();
     // Throws ValueError naming the setting and its fix (on every rank alike, before any I/O).
-    static void refuse_unsafe_training_args(const TrainingArguments& args);
+    void refuse_unsafe_training_args(const TrainingArguments& args) const;
     bool step_is_scheduled(std::int64_t step) const noexcept;
     bool replays_counted_step(std::int64_t step) const noexcept;
     void redirect_save_to_evaluate(TrainerControl& control, std::int64_t step, bool at_epoch_end) noexcept;

@@ -1,8 +1,9 @@
 // The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
-// (P2, P9), commit (P5), link (P1, P4), retention (P1), retained best (P1 on the disk), ranks
-// (P6, P7), callbacks (P10), rules (P11), liveness (P12), schedule (P13). That order keeps the violations of
-// one event in the order DESIGN.md's checks list them. Checkers read the ledger; the LedgerWriter, delivered
-// the event first, writes it.
+// The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
+// (P2, P9), commit (P5), link (P1, P4), retention (P1), retained best (P1 on the disk), the trainer's
+// best (P1), ranks (P6, P7), callbacks (P10), rules (P11), liveness (P12), schedule (P13). That order
+// keeps the violations of one event in the order DESIGN.md's checks list them. Checkers read the ledger;
+// the LedgerWriter, delivered the event first, writes it.
 #pragma once
 
 #include <vector>
@@ -19,6 +20,7 @@
 #include "sim/checks/rules_checker.hpp"
 #include "sim/checks/schedule_checker.hpp"
 #include "sim/checks/stop_checker.hpp"
+#include "sim/checks/trainer_best_checker.hpp"
 
 namespace ckpt::sim {
 
@@ -32,6 +34,7 @@ class Oracles {
           link_(context_),
           retention_(context_),
           retained_best_(context_),
+          trainer_best_(context_),
           ranks_(context_),
           callbacks_(context_),
           rules_(context_),
@@ -50,6 +53,7 @@ class Oracles {
         link_.on(e);
         retention_.on(e);
         retained_best_.on(e);
+        trainer_best_.on(e);
         ranks_.on(e);
         callbacks_.on(e);
         rules_.on(e);
@@ -69,6 +73,7 @@ class Oracles {
     LinkChecker link_;
     RetentionChecker retention_;
     RetainedBestChecker retained_best_;
+    TrainerBestChecker trainer_best_;
     RanksChecker ranks_;
     CallbacksChecker callbacks_;
     RulesChecker rules_;

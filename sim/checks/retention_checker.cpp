@@ -60,30 +60,6 @@ std::vector<std::int64_t> visible_checkpoint_steps(const SimFileSystem& fs) {
     return checkpoint_steps_in(fs, FsView::visible);
 }
 
-// Parsed once per write (the second report is the same bytes, fsynced), with nlohmann directly.
-void RetentionChecker::on(const TrainerStateWritten& e) {
-    if (best_metric_checked_step_ == e.step) {
-        return;
-    }
-    best_metric_checked_step_ = e.step;
-    const auto record = context_.ledger.checkpoints.find(e.step);
-    if (record == context_.ledger.checkpoints.end()) {
-        return;
-    }
-    const auto& best = record->second.policy_state.best_score;
-    const auto state = nlohmann::json::parse(e.bytes, nullptr, false);
-    const auto found = state.is_object() ? state.find("best_metric") : state.end();
-    const bool agrees = state.is_object() && found != state.end() &&
-                        (best ? found->is_number() && found->get<double>() == *best : found->is_null());
-    if (!agrees) {
-        context_.violate(Property::P1, "trainer_state.json of checkpoint-" + std::to_string(e.step) +
-                                           " has best_metric " +
-                                           (found != state.end() ? found->dump() : std::string("missing")) +
-                                           " but the ledger's best there is " +
-                                           (best ? nlohmann::json(*best).dump() : std::string("null")));
-    }
-}
-
 void RetentionChecker::on(const LinkPublished& e) {
     publication_ = Publication{e.step, visible_checkpoint_steps(context_.fs)};
 }

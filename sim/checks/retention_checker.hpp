@@ -2,7 +2,6 @@
 // checkpoints the seed's link helper promises for the scenario's save_total_limit (of those
 // older than the new target only the newest limit - 1 stay; the target and newer ones are never
 // touched), restated here from a listing of the visible disk taken when the link was renamed.
-// Every trainer_state.json written carries as best_metric the best the ledger records for it.
 #pragma once
 
 #include <cstdint>
@@ -19,15 +18,11 @@ class RetentionChecker {
   public:
     explicit RetentionChecker(const CheckerContext& context) : context_(context) {}
 
-    void on(const IncarnationBegan&) noexcept {
-        publication_.reset();
-        best_metric_checked_step_.reset();
-    }
+    void on(const IncarnationBegan&) noexcept { publication_.reset(); }
     void on(const LinkPublished& e);
     void on(const IoErrorInjected&) noexcept { publication_.reset(); }  // the helper stops short
     void on(const SaveCallbackReturned&) { check_publication("on_save"); }
     void on(const TrainBegan&) { check_publication("on_train_begin"); }
-    void on(const TrainerStateWritten& e);
     void on(const auto&) noexcept {}
 
   private:
@@ -39,7 +34,6 @@ class RetentionChecker {
 
     const CheckerContext& context_;
     std::optional<Publication> publication_;
-    std::optional<std::int64_t> best_metric_checked_step_;  // each write is reported twice
 };
 
 // The steps of the checkpoint-N directories directly under the output directory, ascending.

@@ -44,12 +44,25 @@ void TrainerOverrides::add_to(CLI::App* command) {
         ->add_option("--restored-callbacks-position", restored_callbacks_position,
                      "Override where _load_callback_state puts the callbacks it restored")
         ->check(CLI::IsMember(names_of(sim::kRestoredCallbacksPositionNames)));
+    command->add_option("--save-strategy", save_strategy, "Override TrainingArguments.save_strategy")
+        ->check(CLI::IsMember(names_of(sim::kSaveStrategyNames)));
+    command
+        ->add_option("--metric-for-best-model", metric_for_best_model,
+                     "Override TrainingArguments.metric_for_best_model (none|score|loss)")
+        ->check(CLI::IsMember({"none", "score", "loss"}));
+    command
+        ->add_option("--greater-is-better", greater_is_better,
+                     "Override TrainingArguments.greater_is_better (none|true|false)")
+        ->check(CLI::IsMember({"none", "true", "false"}));
+    command->add_option("--load-best-model-at-end", load_best_model_at_end,
+                        "Override TrainingArguments.load_best_model_at_end (true|false)");
 }
 
 bool TrainerOverrides::any() const noexcept {
     return restore_callback_states_from_checkpoint || checkpoint_fsync || stop_test ||
            resume_from_checkpoint || resume_rule || rotation_order || stateful_callbacks_refresh ||
-           restored_callbacks_position;
+           restored_callbacks_position || save_strategy || metric_for_best_model || greater_is_better ||
+           load_best_model_at_end;
 }
 
 void TrainerOverrides::apply(sim::Scenario& scenario) const {
@@ -79,6 +92,23 @@ void TrainerOverrides::apply(sim::Scenario& scenario) const {
     if (restored_callbacks_position) {
         trainer.restored_callbacks_position =
             parsed(sim::kRestoredCallbacksPositionNames, restored_callbacks_position);
+    }
+    apply_best_model_overrides(trainer);
+}
+
+void TrainerOverrides::apply_best_model_overrides(sim::TrainerOptions& trainer) const {
+    if (save_strategy) {
+        trainer.save_strategy = parsed(sim::kSaveStrategyNames, save_strategy);
+    }
+    if (metric_for_best_model) {
+        trainer.metric_for_best_model = *metric_for_best_model == "none" ? "" : *metric_for_best_model;
+    }
+    if (greater_is_better) {
+        trainer.greater_is_better =
+            *greater_is_better == "none" ? std::nullopt : std::optional<bool>(*greater_is_better == "true");
+    }
+    if (load_best_model_at_end) {
+        trainer.load_best_model_at_end = *load_best_model_at_end;
     }
 }
 

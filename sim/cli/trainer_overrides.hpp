@@ -21,11 +21,18 @@ struct TrainerOverrides {
     std::optional<std::string> rotation_order;
     std::optional<std::string> stateful_callbacks_refresh;
     std::optional<std::string> restored_callbacks_position;
+    std::optional<std::string> save_strategy;
+    std::optional<std::string> metric_for_best_model;  // "none" clears it
+    std::optional<std::string> greater_is_better;      // "none" is the post-init default
+    std::optional<bool> load_best_model_at_end;
 
     void add_to(CLI::App* command);
     bool any() const noexcept;
     // Overwrites the drawn fields it names; the values were checked when parsed.
     void apply(sim::Scenario& scenario) const;
+
+  private:
+    void apply_best_model_overrides(sim::TrainerOptions& trainer) const;
 };
 
 }  // namespace ckpt::cli

@@ -102,6 +102,17 @@ struct DecisionMade {
     const CheckpointEvaluationDecision& decision;
     const CheckpointEvaluationState& after;
 };
+// Rank 0's evaluation reported the score (the metric Transformers' best tracking reads).
+struct MetricsEvaluated {
+    std::int64_t step = 0;
+    double score = 0.0;
+};
+// load_best_model_at_end's barrier passed and rank 0 loads (or, when it is gone, warns about)
+// the weights of best_model_checkpoint; the end-of-training clean-up follows.
+struct BestModelLoading {
+    std::int64_t step = 0;
+    bool found = false;
+};
 // The rank applied a decision that stops.
 struct StopInForce {
     int rank = 0;
@@ -178,6 +189,7 @@ using Event = std::variant<
     RankStateShared, StepStarted, StepFinished, EpochEnded, EvaluationStarted, DecisionMade, StopInForce,
     SidecarPersisted, CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
     SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected, RankDeathInjected,
-    SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested>;
+    SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested, MetricsEvaluated,
+    BestModelLoading>;
 
 }  // namespace ckpt::sim

@@ -258,6 +258,21 @@ ScoreModelConfig score_from_json(const json& document) {
     return score;
 }
 
+// metric_for_best_model (null, "score" or "loss"), greater_is_better (null or a boolean) and
+// load_best_model_at_end; absent keys are Transformers' defaults, which the older model shared.
+void read_best_model_options(const Reader& r, TrainerOptions& trainer) {
+    if (const auto* metric = r.find("metric_for_best_model"); metric != nullptr && !metric->is_null()) {
+        if (!metric->is_string() || (*metric != "score" && *metric != "loss")) {
+            bad_field("metric_for_best_model", "must be null, \"score\" or \"loss\"");
+        }
+        trainer.metric_for_best_model = metric->get<std::string>();
+    }
+    if (const auto* greater = r.find("greater_is_better"); greater != nullptr && !greater->is_null()) {
+        trainer.greater_is_better = r.boolean("greater_is_better", true);
+    }
+    trainer.load_best_model_at_end = r.boolean("load_best_model_at_end", false);
+}
+
 }  // namespace
 
 void Scenario::validate() const {
@@ -337,6 +352,10 @@ json Scenario::to_json() const {
          kStatefulCallbacksRefreshNames.name(trainer.stateful_callbacks_refresh)},
         {"restored_callbacks_position",
          kRestoredCallbacksPositionNames.name(trainer.restored_callbacks_position)},
+        {"metric_for_best_model",
+         trainer.metric_for_best_model.empty() ? json(nullptr) : json(trainer.metric_for_best_model)},
+        {"greater_is_better", trainer.greater_is_better ? json(*trainer.greater_is_better) : json(nullptr)},
+        {"load_best_model_at_end", trainer.load_best_model_at_end},
         {"early_stopping_callbacks", callbacks.early_stopping_callbacks},
         {"early_stopping_state_keys", callbacks.early_stopping_state_keys},
         {"early_stopping_patience", callbacks.early_stopping_patience},
@@ -391,6 +410,9 @@ Scenario Scenario::from_json(const json& document) {
                       "rotation_order",
                       "stateful_callbacks_refresh",
                       "restored_callbacks_position",
+                      "metric_for_best_model",
+                      "greater_is_better",
+                      "load_best_model_at_end",
                       "early_stopping_callbacks",
                       "early_stopping_state_keys",
                       "score",
@@ -442,6 +464,7 @@ Scenario Scenario::from_json(const json& document) {
         "stateful_callbacks_refresh", StatefulCallbacksRefresh::replace, kStatefulCallbacksRefreshNames);
     s.trainer.restored_callbacks_position = r.choice(
         "restored_callbacks_position", RestoredCallbacksPosition::kept, kRestoredCallbacksPositionNames);
+    read_best_model_options(r, s.trainer);
     s.callbacks.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.callbacks.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
     s.callbacks.early_stopping_patience = r.integer<int>("early_stopping_patience", 1000, 1, 1000000);

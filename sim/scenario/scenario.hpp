@@ -29,9 +29,10 @@ class ScenarioError : public ckpt::ValueError {
     using ckpt::ValueError::ValueError;
 };
 
-enum class SaveStrategy : std::uint8_t { steps, epoch };
-inline constexpr auto kSaveStrategyNames =
-    make_enum_names<SaveStrategy>({{SaveStrategy::steps, "steps"}, {SaveStrategy::epoch, "epoch"}});
+// "best" (Transformers >= 4.47) saves only after an evaluation that found a new best metric.
+enum class SaveStrategy : std::uint8_t { steps, epoch, best };
+inline constexpr auto kSaveStrategyNames = make_enum_names<SaveStrategy>(
+    {{SaveStrategy::steps, "steps"}, {SaveStrategy::epoch, "epoch"}, {SaveStrategy::best, "best"}});
 static_assert(kSaveStrategyNames.complete());
 
 // Which checkpoint a new incarnation resumes from: Transformers' get_last_checkpoint (largest N,
@@ -209,6 +210,25 @@ struct TrainerOptions {
     RotationOrder rotation_order = RotationOrder::step;
     StatefulCallbacksRefresh stateful_callbacks_refresh = StatefulCallbacksRefresh::replace;
     RestoredCallbacksPosition restored_callbacks_position = RestoredCallbacksPosition::kept;
+    // TrainingArguments.metric_for_best_model without its "eval_" prefix: empty is None (the
+    // default), "score" or "loss" (the simulated evaluation reports the score and its negation as
+    // the loss). Set, the trainer tracks best_metric, best_global_step and best_model_checkpoint.
+    std::string metric_for_best_model;
+    // TrainingArguments.greater_is_better; unset is Transformers' post-init default (true unless
+    // the metric ends with "loss").
+    std::optional<bool> greater_is_better;
+    // TrainingArguments.load_best_model_at_end: after training, a barrier, then the weights of
+    // best_model_checkpoint; with save_total_limit == 1 every other checkpoint is deleted.
+    // Transformers' post-init sets metric_for_best_model to "loss" when it is None.
+    bool load_best_model_at_end = false;
+
+    // The metric the trainer tracks after TrainingArguments' post-init ("" when none).
+    std::string tracked_metric() const {
+        return metric_for_best_model.empty() && load_best_model_at_end ? "loss" : metric_for_best_model;
+    }
+    bool tracked_greater_is_better() const {
+        return greater_is_better.value_or(!tracked_metric().ends_with("loss"));
+    }
 };
 
 // Issue 10: what the user changed before resuming. Every incarnation that resumes from a

@@ -4,6 +4,8 @@
 // meaning, so it must not change.
 #include "sim/scenario/swarm.hpp"
 
+#include <algorithm>
+
 #include "policy/core/tie_policy.hpp"
 #include "sim/base/enum_names.hpp"
 #include "sim/base/rng.hpp"
@@ -169,6 +171,26 @@ void draw_trainer_realism(std::uint64_t seed, TrainerOptions& trainer) {
     trainer.restored_callbacks_position = roll(rng, mix.restored_callbacks_at_end)
                                               ? RestoredCallbacksPosition::end
                                               : RestoredCallbacksPosition::kept;
+    if (roll(rng, mix.metric_for_best_model)) {
+        trainer.metric_for_best_model = roll(rng, mix.metric_is_loss) ? "loss" : "score";
+    }
+    if (roll(rng, mix.greater_is_better_set)) {
+        trainer.greater_is_better = roll(rng, Odds{1, 2});
+    }
+    trainer.load_best_model_at_end = roll(rng, mix.load_best_model_at_end);
+    // A tracked best beside a limit of 1, or on another metric or direction than the callback's
+    // score, is refused; most such draws are turned into the accepted form (Transformers' default
+    // save_total_limit is None), so the refusals stay reachable but rare.
+    if (!trainer.tracked_metric().empty() && !roll(rng, mix.tracked_best_refused)) {
+        trainer.save_total_limit = std::max<std::int64_t>(trainer.save_total_limit, 2);
+        trainer.metric_for_best_model = "score";
+        if (trainer.greater_is_better == false) {
+            trainer.greater_is_better.reset();
+        }
+    }
+    if (roll(rng, mix.save_strategy_best)) {
+        trainer.save_strategy = SaveStrategy::best;
+    }
 }
 
 }  // namespace

@@ -82,6 +82,13 @@ struct TrainerRealismMix {
     Odds rotation_by_mtime{7, 10};          // _rotate_checkpoints(use_mtime=True)
     Odds duplicate_refresh_appends{7, 10};  // PR #33875 unmerged: the refresh appends
     Odds restored_callbacks_at_end{7, 10};  // _load_callback_state re-adds them at the end
+    // Row 7: Transformers' defaults (no metric, no load-best, "steps") stay the most drawn.
+    Odds metric_for_best_model{3, 20};  // set at all
+    Odds metric_is_loss{1, 3};          // "loss" rather than "score", when set
+    Odds greater_is_better_set{1, 4};   // an explicit greater_is_better, either way
+    Odds load_best_model_at_end{1, 10};
+    Odds save_strategy_best{1, 100};
+    Odds tracked_best_refused{1, 5};  // left as drawn, so refused when it can disagree
 };
 
 struct SwarmRanges {

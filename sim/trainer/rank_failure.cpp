@@ -18,6 +18,8 @@ RankFailureKind failure_kind(const std::exception_ptr& error) noexcept {
         std::rethrow_exception(error);
     } catch (const TrainingArgumentsRefused&) {
         return RankFailureKind::training_args_refused;
+    } catch (const BestModelLoadFailed&) {
+        return RankFailureKind::best_model_load;
     } catch (const RankZeroFailure& failure) {
         if (failure.operation() == std::string_view(kSidecarRestoreOperation)) {
             return RankFailureKind::sidecar_restore;

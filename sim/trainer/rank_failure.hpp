@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
 
 namespace ckpt::sim {
 
@@ -11,6 +12,14 @@ enum class RankFailureKind : std::uint8_t {
     other,
     sidecar_restore,        // on_train_begin could not restore the policy from the sidecar
     training_args_refused,  // on_train_begin refused the TrainingArguments (TrainingArgumentsRefused)
+    best_model_load,        // load_best_model_at_end or the clean-up found best_model_checkpoint unusable
+};
+
+// Transformers' own failure at the end of training: a torn best model, or a best directory a
+// crash removed (the clean-up's os.path.samefile raises).
+class BestModelLoadFailed : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
 };
 
 // The kind of the exception a failed rank's body threw (RankOutcome::error).

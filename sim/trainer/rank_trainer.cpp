@@ -124,6 +124,7 @@ std::vector<const ExportableState*> RankTrainer::stateful_callbacks() const {
 void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     const auto& state = job_.resume_trainer_state;
     global_step_ = state.at("global_step").get<std::int64_t>();
+    best_ = TrainerBest::from_trainer_state(state);  // TrainerState.load_from_json
     stored_callbacks_ = state.value("stateful_callbacks", json::object());
     if (!job_.scenario.trainer.restore_callback_states_from_checkpoint) {
         // Transformers' default: _load_callback_state returns at once, every callback keeps
@@ -178,6 +179,9 @@ void RankTrainer::train_begin() {
     args.output_dir = kOutputDir;
     args.save_strategy = std::string(kSaveStrategyNames.name(job_.scenario.trainer.save_strategy));
     args.save_total_limit = job_.scenario.trainer.save_total_limit;
+    args.metric_for_best_model = job_.scenario.trainer.tracked_metric();
+    args.load_best_model_at_end = job_.scenario.trainer.load_best_model_at_end;
+    args.greater_is_better = job_.scenario.trainer.tracked_greater_is_better();
     args.restore_callback_states_from_checkpoint =
         job_.scenario.trainer.restore_callback_states_from_checkpoint;
     args.refresh_appends_duplicate_states =
@@ -208,6 +212,7 @@ void RankTrainer::train_begin() {
 void RankTrainer::run() {
     train_begin();
     training_loop();
+    end_of_training();
 }
 
 void RankTrainer::default_flow_on_step_end() noexcept {
@@ -270,10 +275,15 @@ void RankTrainer::maybe_log_save_evaluate() {
     if (control_.should_evaluate) {
         const bool checkpoint_evaluation_due = trigger_->consume_checkpoint_evaluation();
         control_.should_evaluate = false;  // CallbackHandler.on_evaluate
+        evaluation_found_new_best_ = false;
         if (checkpoint_evaluation_due) {
             checkpoint_evaluation();
         } else {
-            emit(EvaluationStarted{rank_});  // an ordinary evaluation: the policy is not asked
+            // An ordinary evaluation: the policy is not asked, and the model reports no metric.
+            emit(EvaluationStarted{rank_});
+        }
+        if (job_.scenario.trainer.save_strategy == SaveStrategy::best) {
+            control_.should_save = evaluation_found_new_best_;
         }
     }
     if (control_.should_save) {
@@ -327,6 +337,11 @@ void RankTrainer::checkpoint_evaluation() {
     };
     TrainerHooks hooks(*this, score);
     run_checkpoint_evaluation_round(collective_, *trigger_, control_, score, global_step_, hooks);
+    // _determine_best_metric runs after evaluate() returned (on_evaluate included).
+    evaluation_found_new_best_ = best_.determine_best_metric(job_.scenario.trainer, score, global_step_);
+    if (is_rank_zero()) {
+        emit(MetricsEvaluated{global_step_, score});
+    }
 }
 
 // ---- _save_checkpoint ------------------------------------------------------------------------
@@ -360,10 +375,9 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
          static_cast<double>(global_step_) / static_cast<double>(job_.scenario.trainer.steps_per_epoch)},
         {"max_steps", job_.scenario.trainer.max_steps},
         {"save_steps", job_.scenario.trainer.save_steps},
-        {"best_metric", trigger_->policy().state().best_score ? json(*trigger_->policy().state().best_score)
-                                                              : json(nullptr)},
         {"stateful_callbacks", stored_callbacks_},
     };
+    best_.write_to(state);
     stamp_trainer_state_version(state);
     const auto bytes = state.dump(2);
     const auto path = join_path(directory, kTrainerStateName);
@@ -402,6 +416,14 @@ void RankTrainer::save_checkpoint() {
         write_checkpoint_file(directory, "config.json", "{}");
         write_checkpoint_file(directory, "training_args.bin", "args");
     }
+    // After the model is written, so this checkpoint can become the best in the same save.
+    const auto strategy = job_.scenario.trainer.save_strategy;
+    if ((strategy == SaveStrategy::steps || strategy == SaveStrategy::epoch) && best_.best_global_step) {
+        const auto best_dir = join_path(kOutputDir, checkpoint_dir_name(*best_.best_global_step));
+        if (job_.fs.exists_in(FsView::visible, best_dir)) {
+            best_.best_model_checkpoint = best_dir;
+        }
+    }
     emit(CrashPointPassed{CrashPoint::inside_checkpoint_write, rank_});
     if (is_rank_zero()) {
         write_checkpoint_file(directory, "optimizer.pt", "optimizer");
@@ -423,10 +445,10 @@ void RankTrainer::save_checkpoint() {
 }
 
 void RankTrainer::rotate_checkpoints() {
-    // With protection on, rotation keeps the checkpoint final_checkpoint names, as Transformers
-    // protects best_model_checkpoint; that closes the save window.
-    std::optional<std::int64_t> protected_step;
-    if (job_.scenario.trainer.protect_best_in_rotation) {
+    // Transformers protects its best_model_checkpoint. Without one, the older model's
+    // protect_best_in_rotation keeps the checkpoint final_checkpoint names instead.
+    std::optional<std::int64_t> protected_step = best_model_checkpoint_step();
+    if (!best_.best_model_checkpoint && job_.scenario.trainer.protect_best_in_rotation) {
         protected_step = final_checkpoint_step(job_.fs, kOutputDir);
     }
     const auto sorted = sorted_checkpoints(list_checkpoints(job_.fs, kOutputDir),

@@ -16,6 +16,7 @@
 #include "policy/callbacks/trainer_control.hpp"
 #include "policy/trigger/trigger_callback.hpp"
 #include "sim/ranks/sim_collective.hpp"
+#include "sim/trainer/trainer_best.hpp"
 #include "sim/trainer/trainer_job.hpp"
 
 namespace ckpt::sim {
@@ -36,7 +37,10 @@ namespace ckpt::sim {
 // rotation's order (rotation_order: by directory mtime, stamped from the virtual clock), how
 // several callbacks of one class are refreshed (stateful_callbacks_refresh: Transformers appends)
 // and where restored callbacks go (restored_callbacks_position: Transformers re-adds them at the
-// end). RNG files are named as Transformers names them (rng_state.pth for one process).
+// end). RNG files are named as Transformers names them (rng_state.pth for one process). Its own
+// best (metric_for_best_model, greater_is_better) is tracked as TrainerState does, protected in
+// rotation, saved on under save_strategy "best", and loaded at the end under
+// load_best_model_at_end, followed by the save_total_limit == 1 clean-up (trainer_end.cpp).
 class RankTrainer {
   public:
     RankTrainer(TrainerJob& job, int rank);
@@ -61,6 +65,10 @@ class RankTrainer {
     void write_checkpoint_file(const std::string& directory, const char* name, std::string_view bytes);
     void write_trainer_state(const std::string& directory);
     void rotate_checkpoints();
+    std::optional<std::int64_t> best_model_checkpoint_step() const;
+    void end_of_training();
+    void load_best_model();
+    void delete_all_but_best_checkpoint();
     void on_save();
     std::vector<const ExportableState*> stateful_callbacks() const;
     TrainerStateView view() const noexcept { return {global_step_, rank_ == 0}; }
@@ -81,6 +89,9 @@ class RankTrainer {
     std::int64_t global_step_ = 0;
     std::uint64_t agreement_sequence_ = 0;
     double last_decision_score_ = 0.0;
+    // TrainerState's best, Transformers' own (not the policy's).
+    TrainerBest best_;
+    bool evaluation_found_new_best_ = false;
     // The last trainer_state.json written, reported again after on_save (see on_save).
     struct LastTrainerState {
         std::int64_t step = 0;

@@ -11,7 +11,7 @@
 
 namespace ckpt::sim {
 
-inline constexpr std::array<std::string_view, 35> kEventNames = {"IncarnationBegan",
+inline constexpr std::array<std::string_view, 37> kEventNames = {"IncarnationBegan",
                                                                  "IncarnationEnded",
                                                                  "ResumeSourceChosen",
                                                                  "RanksEnded",
@@ -45,7 +45,7 @@ inline constexpr std::array<std::string_view, 35> kEventNames = {"IncarnationBeg
                                                                  "CheckpointCorrupted",
                                                                  "Preempted",
                                                                  "IoErrorInjected",
-                                                                 "EarlyStoppingRequested"};
+                                                                 "EarlyStoppingRequested", "MetricsEvaluated", "BestModelLoading"};
 static_assert(kEventNames.size() == std::variant_size_v<Event>, "one name per Event alternative");
 
 inline std::string_view event_name(const Event& event) noexcept {

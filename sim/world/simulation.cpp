@@ -350,6 +350,14 @@ class Simulation final : public EventSink {
             end(Outcome::refused, error);  // before any state: every incarnation would refuse alike
             return true;
         }
+        if (first_failure_kind(result) == RankFailureKind::best_model_load) {
+            // Transformers' own end-of-training failure on a best a crash tore or removed; with
+            // no crash before it, nothing explains it.
+            if (world_.incarnation > 0) {
+                end(Outcome::failed_explained, error);
+                return true;
+            }
+        }
         if (world_.faults.io_error_fired()) {
             world_.fs.process_kill();  // the job exits on the error; a scheduler restarts it
             return false;

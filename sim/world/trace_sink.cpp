@@ -119,4 +119,8 @@ void TraceSink::on(const IoErrorInjected& e) {
     record(0, "io_error", {{"target", to_string(e.target)}, {"path", e.path}});
 }
 
+void TraceSink::on(const BestModelLoading& e) {
+    record(0, "best_model_loading", {{"step", e.step}, {"found", e.found}});
+}
+
 }  // namespace ckpt::sim

@@ -35,6 +35,7 @@ class TraceSink {
     void on(const CheckpointCorrupted& e);
     void on(const Preempted& e);
     void on(const IoErrorInjected& e);
+    void on(const BestModelLoading& e);
     void on(const auto&) noexcept {}
 
   private:

@@ -46,6 +46,26 @@ TEST(TrainingArgsRisks, MtimeRotationIsReportedSafe) {
     EXPECT_TRUE(finding->safe);
 }
 
+// Issue 11 row 7: the two refusals are reported at risk; a tracked best with room to keep it is safe.
+TEST(TrainingArgsRisks, TrainerBestRefusalsAreReportedAndTheRestIsSafe) {
+    auto report = assess_training_args({{"metric_for_best_model", "eval_loss"}, {"save_total_limit", 1}});
+    const auto* refused = find(report, "save_total_limit=1 with metric_for_best_model");
+    ASSERT_NE(refused, nullptr);
+    EXPECT_FALSE(refused->safe);
+    EXPECT_EQ(refused->properties, "P1, P4");
+    report = assess_training_args({{"metric_for_best_model", "eval_score"}, {"save_total_limit", 3}});
+    const auto* kept = find(report, "metric_for_best_model / load_best_model_at_end");
+    ASSERT_NE(kept, nullptr);
+    EXPECT_TRUE(kept->safe);
+    report = assess_training_args({{"load_best_model_at_end", true}, {"save_total_limit", 3}});
+    const auto* lower = find(report, "lower is better");
+    ASSERT_NE(lower, nullptr);
+    EXPECT_FALSE(lower->safe);
+    report = assess_training_args({{"save_strategy", "best"}});
+    ASSERT_NE(find(report, "save_strategy=best"), nullptr);
+    EXPECT_FALSE(find(report, "save_strategy=best")->safe);
+}
+
 TEST(TrainingArgsRisks, ACallbackListOfTheWrongTypeNamesTheField) {
     try {
         assess_training_args({{"callbacks", "EarlyStoppingCallback"}});

@@ -159,7 +159,23 @@ TYPED_TEST(TransformersDefaults, KeepingOneCheckpointBesideATrainerBestIsRefused
     TrainingArguments args{.output_dir = this->root()};
     args.save_total_limit = 2;
     args.load_best_model_at_end = true;
+    args.metric_for_best_model = "score";  // the callback's own metric, higher is better
     EXPECT_NO_THROW(callback.on_train_begin(args, {.global_step = 0}, control));
+}
+
+// A Trainer best on another metric, or lower-is-better, keeps another checkpoint alive in
+// rotation, and a crash can make the callback relink final_checkpoint to it (swarm seed 10193).
+TYPED_TEST(TransformersDefaults, ATrainerBestThatCanDisagreeIsRefusedAtTrainBegin) {
+    for (const bool greater : {true, false}) {
+        auto callback = this->make(this->every_ten_steps());
+        TrainerControl control;
+        TrainingArguments args{.output_dir = this->root()};
+        args.save_total_limit = 3;
+        args.metric_for_best_model = greater ? "loss" : "score";
+        args.greater_is_better = greater;
+        EXPECT_THROW(callback.on_train_begin(args, {.global_step = 0}, control), TrainingArgumentsRefused)
+            << greater;
+    }
 }
 
 // Several callbacks of one class with Transformers restoring them: every save appends their

@@ -274,6 +274,38 @@ TEST(Simulation, RestoringAppendedDuplicateStatesIsRefusedBeforeAnyStep) {
     EXPECT_EQ(run(s).outcome, Outcome::finished);
 }
 
+// Transformers' own best (issue 11 row 7): with metric_for_best_model the trainer tracks it in
+// trainer_state.json, rotation keeps best_model_checkpoint, and load_best_model_at_end loads it.
+TEST(Simulation, TrainerTracksItsOwnBestModelCheckpoint) {
+    auto s = base_scenario({0.5, 0.7, 0.6, 0.65, 0.55});
+    s.trainer.save_total_limit = 2;
+    s.trainer.metric_for_best_model = "score";
+    s.trainer.load_best_model_at_end = true;
+    const auto result = run(s);
+    EXPECT_TRUE(result.ok()) << describe(result);
+    EXPECT_EQ(result.outcome, Outcome::finished) << describe(result);
+    const auto loads = events(result, "best_model_loading");
+    ASSERT_EQ(loads.size(), 1U);
+    EXPECT_TRUE(loads[0].at("found").get<bool>());
+}
+
+// save_total_limit=1 beside a Trainer-tracked best, and save_strategy="best", are refused at
+// on_train_begin before any step: the scenario ends as refused, naming the setting.
+TEST(Simulation, TrainerBestConfigurationsNoCallbackSurvivesAreRefused) {
+    auto s = base_scenario({0.5});
+    s.trainer.metric_for_best_model = "score";
+    s.trainer.save_total_limit = 1;
+    auto result = run(s);
+    EXPECT_EQ(result.outcome, Outcome::refused) << describe(result);
+    EXPECT_THAT(result.outcome_detail, ::testing::HasSubstr("save_total_limit=1"));
+    EXPECT_EQ(result.stats.steps, 0U);
+    s.trainer.metric_for_best_model.clear();
+    s.trainer.save_strategy = SaveStrategy::best;
+    result = run(s);
+    EXPECT_EQ(result.outcome, Outcome::refused) << describe(result);
+    EXPECT_THAT(result.outcome_detail, ::testing::HasSubstr("save_strategy=\"best\""));
+}
+
 // Transformers' get_last_checkpoint takes the newest checkpoint-N without checking it, so a
 // crash between truncating trainer_state.json and writing it makes the resume fail (#35782).
 TEST(Simulation, TransformersResumeOfAnIncompleteCheckpointFails) {

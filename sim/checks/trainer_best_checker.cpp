@@ -1,0 +1,107 @@
+// The restatement of _determine_best_metric and _save_checkpoint's best-checkpoint update
+// (transformers_facts.md §2), written from the facts, not from the simulated trainer.
+#include "sim/checks/trainer_best_checker.hpp"
+
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/events/job_constants.hpp"
+
+namespace ckpt::sim {
+
+using nlohmann::json;
+
+namespace {
+
+template <typename T>
+json or_null(const std::optional<T>& value) {
+    return value ? json(*value) : json(nullptr);
+}
+
+std::string checkpoint_path(std::int64_t step) {
+    return std::string(kOutputDir) + "/" + checkpoint_dir_name(step);
+}
+
+}  // namespace
+
+void TrainerBestChecker::on(const IncarnationBegan& e) {
+    best_ = {};
+    checked_step_.reset();
+    if (!e.resume_step) {
+        return;
+    }
+    // TrainerState.load_from_json: the resumed run's best is whatever that file says.
+    const auto text = context_.fs.content_in(
+        FsView::visible, checkpoint_path(*e.resume_step) + "/" + std::string(kTrainerStateName));
+    const auto state = text ? json::parse(*text, nullptr, false) : json();
+    if (!state.is_object()) {
+        return;
+    }
+    const auto read = [&](const char* key) { return state.contains(key) ? state[key] : json(); };
+    if (const auto metric = read("best_metric"); metric.is_number()) {
+        best_.metric = metric.get<double>();
+    }
+    if (const auto step = read("best_global_step"); step.is_number_integer()) {
+        best_.global_step = step.get<std::int64_t>();
+    }
+    if (const auto path = read("best_model_checkpoint"); path.is_string()) {
+        best_.model_checkpoint = path.get<std::string>();
+    }
+}
+
+void TrainerBestChecker::on(const MetricsEvaluated& e) noexcept {
+    const auto& trainer = context_.scenario.trainer;
+    // TrainingArguments' post-init: load_best_model_at_end without a metric tracks "loss", and
+    // greater_is_better defaults to "the metric does not end with loss".
+    std::string metric = trainer.metric_for_best_model;
+    if (metric.empty() && trainer.load_best_model_at_end) {
+        metric = "loss";
+    }
+    if (metric.empty()) {
+        return;
+    }
+    const bool is_loss = metric.size() >= 4 && metric.compare(metric.size() - 4, 4, "loss") == 0;
+    const bool greater = trainer.greater_is_better.value_or(!is_loss);
+    const double value = metric == "loss" ? -e.score : e.score;  // the model reports loss = -score
+    if (!best_.metric || (greater ? value > *best_.metric : value < *best_.metric)) {
+        best_.metric = value;
+        // v4.5x sets best_global_step only under "steps" and "epoch".
+        if (trainer.save_strategy != SaveStrategy::best) {
+            best_.global_step = e.step;
+        }
+    }
+}
+
+void TrainerBestChecker::on(const TrainerStateWritten& e) {
+    if (checked_step_ == e.step) {
+        return;
+    }
+    checked_step_ = e.step;
+    // _save_checkpoint names the best checkpoint once the model is written, if it exists.
+    if (context_.scenario.trainer.save_strategy != SaveStrategy::best && best_.global_step) {
+        const auto path = checkpoint_path(*best_.global_step);
+        if (context_.fs.exists_in(FsView::visible, path)) {
+            best_.model_checkpoint = path;
+        }
+    }
+    const auto state = json::parse(e.bytes, nullptr, false);
+    if (!state.is_object()) {
+        context_.violate(Property::P1, "trainer_state.json of checkpoint-" + std::to_string(e.step) +
+                                           " is not a JSON object");
+        return;
+    }
+    const auto written = [&](const char* key) { return state.contains(key) ? state[key] : json("missing"); };
+    compare(e.step, "best_metric", written("best_metric"), or_null(best_.metric));
+    compare(e.step, "best_global_step", written("best_global_step"), or_null(best_.global_step));
+    compare(e.step, "best_model_checkpoint", written("best_model_checkpoint"),
+            or_null(best_.model_checkpoint));
+}
+
+void TrainerBestChecker::compare(std::int64_t step, const char* field, const json& written,
+                                 const json& expected) const {
+    if (written != expected) {
+        context_.violate(Property::P1, "trainer_state.json of checkpoint-" + std::to_string(step) + " has " +
+                                           field + " " + written.dump() +
+                                           " but Transformers' tracking gives " + expected.dump());
+    }
+}
+
+}  // namespace ckpt::sim

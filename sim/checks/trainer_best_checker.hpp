@@ -1,0 +1,40 @@
+// P1, Transformers' own best: every trainer_state.json written carries the best_metric,
+// best_global_step and best_model_checkpoint that Transformers' tracking gives, restated here
+// from the evaluated scores (MetricsEvaluated), the scenario's metric_for_best_model and
+// greater_is_better, the visible disk and, on resume, the resumed trainer_state.json itself.
+// The policy's best plays no part: the two may disagree, and the trainer's is what rotates.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sim/checks/checker_context.hpp"
+#include "sim/events/event.hpp"
+
+namespace ckpt::sim {
+
+class TrainerBestChecker {
+  public:
+    explicit TrainerBestChecker(const CheckerContext& context) : context_(context) {}
+
+    void on(const IncarnationBegan& e);
+    void on(const MetricsEvaluated& e) noexcept;
+    void on(const TrainerStateWritten& e);
+    void on(const auto&) noexcept {}
+
+  private:
+    struct Best {
+        std::optional<double> metric;
+        std::optional<std::int64_t> global_step;
+        std::optional<std::string> model_checkpoint;
+    };
+    void compare(std::int64_t step, const char* field, const nlohmann::json& written,
+                 const nlohmann::json& expected) const;
+
+    const CheckerContext& context_;
+    Best best_;
+    std::optional<std::int64_t> checked_step_;  // each write is reported more than once
+};
+
+}  // namespace ckpt::sim
