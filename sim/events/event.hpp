@@ -183,13 +183,14 @@ struct IoErrorInjected {
     std::string_view path;
 };
 
-using Event = std::variant<
-    IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished, IncarnationLimitReached,
-    UnexplainedFailure, ResumeRefused, CallbacksRestored, TrainBegan, BaselineEstablished, RecoveryFinished,
-    RankStateShared, StepStarted, StepFinished, EpochEnded, EvaluationStarted, DecisionMade, StopInForce,
-    SidecarPersisted, CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
-    SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected, RankDeathInjected,
-    SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested, MetricsEvaluated,
-    BestModelLoading>;
+using Event =
+    std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
+                 IncarnationLimitReached, UnexplainedFailure, ResumeRefused, CallbacksRestored, TrainBegan,
+                 BaselineEstablished, RecoveryFinished, RankStateShared, StepStarted, StepFinished,
+                 EpochEnded, EvaluationStarted, DecisionMade, StopInForce, SidecarPersisted,
+                 CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
+                 SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
+                 RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected,
+                 EarlyStoppingRequested, MetricsEvaluated, BestModelLoading>;
 
 }  // namespace ckpt::sim

@@ -45,7 +45,9 @@ inline constexpr std::array<std::string_view, 37> kEventNames = {"IncarnationBeg
                                                                  "CheckpointCorrupted",
                                                                  "Preempted",
                                                                  "IoErrorInjected",
-                                                                 "EarlyStoppingRequested", "MetricsEvaluated", "BestModelLoading"};
+                                                                 "EarlyStoppingRequested",
+                                                                 "MetricsEvaluated",
+                                                                 "BestModelLoading"};
 static_assert(kEventNames.size() == std::variant_size_v<Event>, "one name per Event alternative");
 
 inline std::string_view event_name(const Event& event) noexcept {

@@ -6,7 +6,6 @@
 
 #include "policy/base/untrusted_json.hpp"
 #include "policy/ports/posix_file_system.hpp"
-
 #include "sim/base/version.hpp"
 
 namespace ckpt::sim {
