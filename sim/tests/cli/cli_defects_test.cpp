@@ -33,19 +33,8 @@ class CliDefects : public CkptsimProcessTest {
         std::ofstream(full, std::ios::binary | std::ios::trunc) << text;
         return full;
     }
-
-    // A scenario file of a mutant's counterexample, written by `run --out`.
-    std::string counterexample() {
-        for (int seed = 1; seed <= 50; ++seed) {
-            const auto run = ckptsim({"run", "--seed", std::to_string(seed), "--mutant", "tie_replaces_best",
-                                      "--out", path("found")});
-            if (run.exit_code == 1) {
-                return path("found") + "/seed-" + std::to_string(seed) + "-tie_replaces_best.json";
-            }
-        }
-        ADD_FAILURE() << "no seed in 1..50 caught tie_replaces_best";
-        return {};
-    }
+};
+}
 };
 
 TEST_F(CliDefects, ExploreByTimeAloneRunsUntilTheClockEnds) {
@@ -78,7 +67,7 @@ TEST_F(CliDefects, CtrlCDuringExplorePrintsTheSummarySoFarAndExits130) {
 }
 
 TEST_F(CliDefects, ReplayWritesNothingUnlessAskedTo) {
-    const auto file = counterexample();
+    const auto file = mutant_counterexample();
     ASSERT_FALSE(file.empty());
     const auto replay = ckptsim({"replay", file});
     EXPECT_EQ(replay.exit_code, 1) << replay.err;
@@ -91,7 +80,7 @@ TEST_F(CliDefects, ReplayWritesNothingUnlessAskedTo) {
 }
 
 TEST_F(CliDefects, MutantNoneShowsTheRealCodeBesideTheMutant) {
-    const auto file = counterexample();
+    const auto file = mutant_counterexample();
     ASSERT_FALSE(file.empty());
     const auto real = ckptsim({"replay", file, "--mutant", "none", "--json"});
     EXPECT_EQ(real.exit_code, 0) << real.out << real.err;
@@ -109,7 +98,7 @@ TEST_F(CliDefects, VersionIsPrintedAndStampedOnFilesAndJson) {
                                   std::regex("^ckptsim [0-9]+\\.[0-9]+\\.[0-9]+ \\(scenario format 2\\)")))
         << version.out;
 
-    const auto file = json::parse(read_all(counterexample()));
+    const auto file = json::parse(read_all(mutant_counterexample()));
     EXPECT_TRUE(file.at("ckptsim_version").is_string());
     EXPECT_EQ(file.at("scenario_format"), 2);
     const auto run = json::parse(ckptsim({"explore", "--seeds", "3", "--json", "--out", path("f")}).out);

@@ -75,17 +75,6 @@ class ReadableTrace : public CkptsimProcessTest {
   protected:
     ReadableTrace() : CkptsimProcessTest("ckptsim-readable-trace") {}
 
-    std::string counterexample() {
-        for (int seed = 1; seed <= 50; ++seed) {
-            const auto run = ckptsim({"run", "--seed", std::to_string(seed), "--mutant", "tie_replaces_best",
-                                      "--out", path("found")});
-            if (run.exit_code == 1)
-                return path("found") + "/seed-" + std::to_string(seed) + "-tie_replaces_best.json";
-        }
-        ADD_FAILURE() << "no seed in 1..50 caught tie_replaces_best";
-        return {};
-    }
-
     void expect_renders(const std::string& svg_path) {
         std::string why;
         EXPECT_TRUE(well_formed_xml(read_all(svg_path), why)) << why;
@@ -101,7 +90,7 @@ class ReadableTrace : public CkptsimProcessTest {
 };
 
 TEST_F(ReadableTrace, EveryRankHasAColumnAndEachViolationFollowsTheLineItJudges) {
-    const auto file = counterexample();
+    const auto file = mutant_counterexample();
     const auto run = ckptsim({"replay", file, "--trace-text", "--trace", path("trace.jsonl")});
     ASSERT_EQ(run.exit_code, 1) << run.err;
     const auto machine = split_lines(read_all(path("trace.jsonl")));
@@ -147,7 +136,7 @@ TEST_F(ReadableTrace, EveryRankHasAColumnAndEachViolationFollowsTheLineItJudges)
 }
 
 TEST_F(ReadableTrace, AFailedRunShowsTheTraceBeforeItsViolationByDefault) {
-    const auto run = ckptsim({"replay", counterexample()});
+    const auto run = ckptsim({"replay", mutant_counterexample()});
     ASSERT_EQ(run.exit_code, 1);
     EXPECT_THAT(run.out, HasSubstr("trace up to the first violation"));
     EXPECT_THAT(run.out, HasSubstr("VIOLATION of P"));
@@ -156,7 +145,7 @@ TEST_F(ReadableTrace, AFailedRunShowsTheTraceBeforeItsViolationByDefault) {
 }
 
 TEST_F(ReadableTrace, ACounterexampleTimelineIsWellFormedAndRenders) {
-    const auto run = ckptsim({"replay", counterexample(), "--svg", path("t.svg")});
+    const auto run = ckptsim({"replay", mutant_counterexample(), "--svg", path("t.svg")});
     ASSERT_EQ(run.exit_code, 1) << run.err;
     EXPECT_THAT(read_all(path("t.svg")), HasSubstr("violated at step"));
     expect_renders(path("t.svg"));

@@ -110,6 +110,19 @@ class CkptsimProcessTest : public ::testing::Test {
     }
 
     std::filesystem::path dir() const { return dir_.path(); }
+
+    // The scenario file `run --out` saves for the first seed in 1..50 whose run `mutant` breaks.
+    std::string mutant_counterexample(const std::string& mutant = "tie_replaces_best") {
+        for (int seed = 1; seed <= 50; ++seed) {
+            const auto run =
+                ckptsim({"run", "--seed", std::to_string(seed), "--mutant", mutant, "--out", path("found")});
+            if (run.exit_code == 1) {
+                return path("found") + "/seed-" + std::to_string(seed) + "-" + mutant + ".json";
+            }
+        }
+        ADD_FAILURE() << "no seed in 1..50 caught " << mutant;
+        return {};
+    }
     std::string path(std::string_view name) const { return dir_.at(name); }
 
   private:
