@@ -34,8 +34,6 @@ class CliDefects : public CkptsimProcessTest {
         return full;
     }
 };
-}
-};
 
 TEST_F(CliDefects, ExploreByTimeAloneRunsUntilTheClockEnds) {
     const auto run = ckptsim({"explore", "--time", "1", "--jobs", "2", "--json", "--out", path("failures")});
