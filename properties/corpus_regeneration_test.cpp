@@ -19,8 +19,8 @@
 #include "properties/support/property_check.hpp"
 #include "properties/support/quiet_check.hpp"
 #include "properties/support/scenario_generators.hpp"
-#include "properties/support/scenario_minimiser.hpp"
 #include "sim/explore/mutation_runner.hpp"
+#include "sim/explore/scenario_shrinker.hpp"
 #include "sim/scenario/swarm.hpp"
 #include "sim/world/scenario_file.hpp"
 
@@ -60,7 +60,7 @@ std::optional<fs::path> shrunk_counterexample(sim::Property property, int cases)
 
 // A counterexample of the mutant armed on this thread: RapidCheck's shrunk case from the first
 // property that fails within `cases` cases; failing that, the swarm's killing scenario from
-// run_mutation_catalogue, shrunk by `minimise`.
+// run_mutation_catalogue, shrunk by the CLI's shrinker (sim/explore/scenario_shrinker.hpp).
 struct Counterexample {
     sim::ScenarioFile file;
     sim::Property property = sim::Property::P1;
@@ -82,17 +82,17 @@ std::optional<Counterexample> find_counterexample(mutants::Mutant mutant, int ca
         return std::nullopt;
     }
     const auto property = *verdict.property;
-    const auto shrunk = minimise(*verdict.scenario, [property](const sim::Scenario& candidate) {
-        return !sim::run_scenario(candidate).held(property);
-    });
+    const auto shrunk =
+        sim::shrink_scenario(*verdict.scenario, sim::property_judge(property, mutant), {.max_runs = 5000})
+            .scenario;
     Counterexample found;
     found.file.scenario = shrunk;
     found.file.mutant = mutant;
     found.file.expected = sim::verdicts(sim::run_scenario(shrunk));
     found.property = property;
     found.origin = "the swarm's kill (seed " + std::to_string(verdict.seed) +
-                   "), greedily minimised: the generators did not reach it within " + std::to_string(cases) +
-                   " cases per property";
+                   "), shrunk by delta debugging: the generators did not reach it within " +
+                   std::to_string(cases) + " cases per property";
     return found;
 }
 

@@ -1,4 +1,5 @@
-// `ckptsim mutants`: the kill table of the mutation catalogue.
+// `ckptsim mutants`: the kill table of the mutation catalogue. Each kill's counterexample is
+// saved shrunk (sim/explore/shrunk_kills.hpp), so a reader gets the smallest scenario that shows it.
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/numeric_flags.hpp"
 #include "sim/explore/mutation_runner.hpp"
+#include "sim/explore/shrunk_kills.hpp"
 #include "sim/world/scenario_file.hpp"
 #include "sim/world/simulation.hpp"
 
@@ -24,12 +26,14 @@ struct MutantsOptions {
     bool json = false;
     bool list = false;
     bool first_kill = false;
+    int shrink_budget = 150;
 };
 
-std::string save_counterexample(const sim::MutantVerdict& verdict, const std::string& out_dir) {
+std::string save_counterexample(const sim::MutantVerdict& verdict,
+                                const std::optional<sim::ShrinkResult>& shrunk, const std::string& out_dir) {
     std::filesystem::create_directories(out_dir);
     sim::ScenarioFile file;
-    file.scenario = *verdict.scenario;
+    file.scenario = shrunk ? shrunk->scenario : *verdict.scenario;
     file.mutant = verdict.mutant;
     file.expected = sim::verdicts(sim::run_scenario_file(file));
     const auto path = out_dir + "/" + std::string(mutants::name_of(verdict.mutant)) + ".json";
@@ -73,6 +77,8 @@ int run_mutants(const MutantsOptions& o) {
     options.first_kill_only = o.first_kill;
     options.jobs = o.jobs > 0 ? o.jobs : std::max(1U, std::thread::hardware_concurrency());
     const auto verdicts = sim::run_mutation_catalogue(options, selection);
+    const auto shrunk = o.shrink_budget > 0 ? sim::shrink_kills(verdicts, options.jobs, o.shrink_budget)
+                                            : std::vector<std::optional<sim::ShrinkResult>>(verdicts.size());
 
     json rows = json::array();
     std::size_t killed = 0;
@@ -80,8 +86,10 @@ int run_mutants(const MutantsOptions& o) {
         std::cout
             << "mutant                        killed  property  seed      scenarios  kill rate      replay\n";
     }
-    for (const auto& verdict : verdicts) {
-        const auto replay = verdict.killed ? save_counterexample(verdict, o.out_dir) : std::string();
+    for (std::size_t i = 0; i < verdicts.size(); ++i) {
+        const auto& verdict = verdicts[i];
+        const auto replay =
+            verdict.killed ? save_counterexample(verdict, shrunk[i], o.out_dir) : std::string();
         killed += verdict.killed ? 1 : 0;
         const std::string name(mutants::name_of(verdict.mutant));
         const std::string property = verdict.property ? std::string(sim::id_of(*verdict.property)) : "-";
@@ -93,7 +101,11 @@ int run_mutants(const MutantsOptions& o) {
                         {"replay", verdict.killed ? json(replay) : json(nullptr)},
                         {"killing_scenarios", o.first_kill ? json(nullptr) : json(verdict.killing_scenarios)},
                         {"kill_rate", o.first_kill ? json(nullptr) : json(verdict.kill_rate())},
-                        {"weak", o.first_kill ? json(nullptr) : json(verdict.weak())}});
+                        {"weak", o.first_kill ? json(nullptr) : json(verdict.weak())},
+                        {"shrunk", shrunk[i] ? json{{"before", shrunk[i]->before.describe()},
+                                                    {"after", shrunk[i]->after.describe()},
+                                                    {"runs", shrunk[i]->runs}}
+                                             : json(nullptr)}});
         if (!o.json) {
             const auto pad = [](std::string text, std::size_t width) {
                 text.resize(std::max(width, text.size() + 1), ' ');
@@ -131,6 +143,11 @@ Command add_mutants_command(CLI::App& parent) {
     command->add_flag("--json", o->json, "Print {\"mutants\": [...]} as JSON");
     command->add_flag("--first-kill", o->first_kill,
                       "Stop each mutant at its first kill (fast; no kill rate)");
+    command
+        ->add_option("--shrink-budget", o->shrink_budget,
+                     "Runs spent shrinking each saved counterexample (0: save the swarm's scenario as found)")
+        ->check(unsigned_in(0, 1'000'000))
+        ->capture_default_str();
     command->add_flag("--list", o->list, "List the catalogue and what each mutant breaks");
     return {command, [o]() { return run_mutants(*o); }};
 }
