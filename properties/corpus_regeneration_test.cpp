@@ -82,9 +82,9 @@ std::optional<Counterexample> find_counterexample(mutants::Mutant mutant, int ca
         return std::nullopt;
     }
     const auto property = *verdict.property;
+    const sim::ShrinkOptions budget{.max_runs = 5000, .on_reduction = {}};
     const auto shrunk =
-        sim::shrink_scenario(*verdict.scenario, sim::property_judge(property, mutant), {.max_runs = 5000})
-            .scenario;
+        sim::shrink_scenario(*verdict.scenario, sim::property_judge(property, mutant), budget).scenario;
     Counterexample found;
     found.file.scenario = shrunk;
     found.file.mutant = mutant;

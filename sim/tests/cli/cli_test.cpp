@@ -222,7 +222,10 @@ TEST_F(CliCommands, MutantsJsonIsTheKillTable) {
         keys.insert(key);
     }
     EXPECT_EQ(keys, (std::set<std::string>{"mutant", "killed", "property", "seed", "scenarios", "replay",
-                                           "killing_scenarios", "kill_rate", "weak"}));
+                                           "killing_scenarios", "kill_rate", "weak", "shrunk"}));
+    // The saved counterexample is the shrunk one: its size before and after, and the runs spent.
+    EXPECT_TRUE(row.at("shrunk").at("after").is_string()) << row;
+    EXPECT_TRUE(row.at("shrunk").at("runs").is_number_integer()) << row;
     // The whole budget ran: the rate is the share of the 200 scenarios that killed it.
     EXPECT_EQ(row.at("kill_rate").get<double>(), row.at("killing_scenarios").get<double>() / 200.0);
     EXPECT_GT(row.at("kill_rate").get<double>(), 0.0);
