@@ -131,6 +131,15 @@ TEST_F(CheckPolicy, BadFlagsFilesAndCommandsExitTwo) {
     EXPECT_THAT(no_such.err, HasSubstr("could not be started"));
 }
 
+TEST_F(CheckPolicy, PolicyTakesMutantNoneAndRefusesAnUnknownMutantNamingTheFlag) {
+    const auto none =
+        check({"--count", "0", "--random", "0"}, {CKPTSIM_BINARY, "policy", "--mutant", "none"});
+    EXPECT_EQ(none.exit_code, 0) << none.out;
+    const auto bogus = ckptsim({"policy", "--mutant", "bogus"});
+    EXPECT_EQ(bogus.exit_code, 2);
+    EXPECT_THAT(bogus.err, HasSubstr("--mutant: 'bogus' is not in the catalogue"));
+}
+
 TEST_F(CheckPolicy, VectorsAreTheSameBytesForASeedAndDifferForAnother) {
     const auto a = ckptsim({"vectors", "--count", "50", "--seed", "3"});
     const auto b = ckptsim({"vectors", "--count", "50", "--seed", "3"});
