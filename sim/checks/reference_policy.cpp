@@ -2,6 +2,8 @@
 // shortcuts, so a reader can hold it against the seed line by line.
 #include "sim/checks/reference_policy.hpp"
 
+#include <cmath>
+
 namespace ckpt::sim {
 
 ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEvaluationState state,
@@ -66,6 +68,62 @@ std::vector<std::string_view> reference_changed_settings(const PolicySettings& s
         changed.push_back("patience_start_step");
     }
     return changed;
+}
+
+std::string_view reference_state_problem(const CheckpointEvaluationState& state) {
+    const bool has_best = state.best_score.has_value();
+    if (has_best && !std::isfinite(*state.best_score)) {
+        return "best_score is not finite";
+    }
+    if (state.best_step.has_value() && *state.best_step < 0) {
+        return "best_step is negative";
+    }
+    if (!has_best && state.best_step.has_value()) {
+        return "best_step without best_score";
+    }
+    if (has_best && !state.best_step.has_value()) {
+        return "best_score without best_step";
+    }
+    if (state.lower_score_streak < 0 || state.evaluation_count < 0) {
+        return "a negative counter";
+    }
+    if (state.evaluation_count > 0 && !has_best) {
+        return "evaluations without a best score";
+    }
+    if (state.stop_requested && !has_best) {
+        return "a stop without a best score";
+    }
+    if (state.best_is_external && !has_best) {
+        return "an external baseline without a score";
+    }
+    return {};
+}
+
+const char* reference_tie_policy_name(TiePolicy policy) {
+    switch (policy) {
+        case TiePolicy::reset:
+            return "reset";
+        case TiePolicy::ignore:
+            return "ignore";
+        case TiePolicy::stop:
+            return "stop";
+        case TiePolicy::count:
+            return "count";
+    }
+    return "?";
+}
+
+CheckpointEvaluationState reference_baseline(CheckpointEvaluationState state, double score,
+                                             std::int64_t step) {
+    if (state.best_score.has_value()) {
+        return state;
+    }
+    state.best_score = score;
+    state.best_step = step;
+    state.lower_score_streak = 0;
+    state.stop_requested = false;
+    state.best_is_external = true;
+    return state;
 }
 
 }  // namespace ckpt::sim

@@ -29,4 +29,17 @@ ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEva
 std::vector<std::string_view> reference_changed_settings(const PolicySettings& saved,
                                                          const PolicySettings& configured);
 
+// The seed's consistency rules for a state, in the seed's order: the first rule `state` breaks
+// (a non-finite best, a negative step or counter, a best or stop without a score, ...), or an
+// empty view when it holds. A state that breaks one is refused by a load with a ValueError.
+std::string_view reference_state_problem(const CheckpointEvaluationState& state);
+
+// The seed's name for a tie policy, as its settings and state_dict spell it.
+const char* reference_tie_policy_name(TiePolicy policy);
+
+// An external (step-zero) baseline under the seed's rules: it becomes the best only while there
+// is none, counts nothing, and marks the best as external.
+CheckpointEvaluationState reference_baseline(CheckpointEvaluationState state, double score,
+                                             std::int64_t step);
+
 }  // namespace ckpt::sim

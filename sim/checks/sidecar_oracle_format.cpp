@@ -7,22 +7,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "sim/checks/reference_policy.hpp"
+
 namespace ckpt::sim {
 namespace {
-
-const char* tie_policy_name(TiePolicy tie) {
-    switch (tie) {
-        case TiePolicy::reset:
-            return "reset";
-        case TiePolicy::ignore:
-            return "ignore";
-        case TiePolicy::stop:
-            return "stop";
-        case TiePolicy::count:
-            return "count";
-    }
-    return "?";
-}
 
 std::string or_null(const std::optional<std::int64_t>& value) {
     return value ? std::to_string(*value) : std::string("null");
@@ -102,7 +90,7 @@ std::string oracle_sidecar_text(const PolicySettings& settings, const Checkpoint
     text += "      \"lower_score_streak\": " + std::to_string(state.lower_score_streak) + ",\n";
     text += std::string("      \"stop_requested\": ") + boolean(state.stop_requested) + "\n";
     text += "    },\n";
-    text += std::string("    \"tie_policy\": \"") + tie_policy_name(settings.tie_policy) + "\",\n";
+    text += std::string("    \"tie_policy\": \"") + reference_tie_policy_name(settings.tie_policy) + "\",\n";
     text += "    \"version\": 1\n  },\n";
     text += "  \"last_evaluated_step\": " + or_null(last_evaluated_step) + ",\n";
     text += "  \"version\": 2\n}\n";

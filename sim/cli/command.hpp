@@ -26,5 +26,7 @@ Command add_explore_command(CLI::App& parent);
 Command add_mutants_command(CLI::App& parent);
 Command add_inspect_command(CLI::App& parent);
 Command add_shrink_command(CLI::App& parent);
+Command add_vectors_command(CLI::App& parent);
+Command add_check_policy_command(CLI::App& parent);
 
 }  // namespace ckpt::cli

@@ -1,12 +1,15 @@
 // `ckptsim policy`: the policy alone over JSON Lines. This is the protocol other
-// implementations are compared with, so its shape is fixed (see README).
+// implementations are compared with, so its shape is fixed (see README). --mutant arms a
+// catalogue mutant, so that check-policy can be shown catching a wrong implementation.
 #include <iostream>
 #include <optional>
 #include <string>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/mutants.hpp"
 #include "policy/core/checkpoint_evaluation_policy.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/mutant_flag.hpp"
 #include "sim/cli/numeric_flags.hpp"
 #include "sim/cli/policy_protocol.hpp"
 
@@ -19,6 +22,7 @@ struct PolicyOptions {
     long long patience = 3;
     std::string tie_policy = "reset";
     long long patience_start_step = 0;
+    std::string mutant = kNoMutant;
 };
 
 bool is_blank(const std::string& line) {
@@ -82,7 +86,17 @@ Command add_policy_command(CLI::App& parent) {
                      "Evaluations before this step never consume patience")
         ->check(signed_in(INT64_MIN, INT64_MAX))
         ->capture_default_str();
+    command
+        ->add_option("--mutant", options->mutant,
+                     "Arm a catalogue mutant (to see check-policy catch it); 'none' runs the real code")
+        ->capture_default_str();
     return {command, [options, command]() {
+                // Resolved before the policy's own refusals, which name the settings' flags; an
+                // unknown name reaches main as bad input naming --mutant.
+                std::optional<mutants::MutantScope> armed;
+                if (const auto mutant = find_mutant_flag(options->mutant)) {
+                    armed.emplace(*mutant);
+                }
                 try {
                     return run_policy(*options);
                 } catch (const ValueError& error) {
