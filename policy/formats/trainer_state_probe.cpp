@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/formats/recent_probe_results.hpp"
+
 namespace ckpt {
 namespace {
 
@@ -82,13 +84,18 @@ std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_jso
     if (trainer_state_json.find('\0') != std::string_view::npos) {
         return std::nullopt;
     }
+    // The same checkpoint is probed again at recovery, adoption and resume, usually with bytes
+    // unchanged since its commit; identical bytes give the identical answer.
+    thread_local RecentProbeResults<std::optional<std::int64_t>> recent;
+    if (const auto known = recent.find(trainer_state_json)) {
+        return *known;
+    }
     GlobalStepProbe probe;
     const bool valid =
         nlohmann::json::sax_parse(trainer_state_json.begin(), trainer_state_json.end(), &probe);
-    if (!valid || !probe.top_level_is_object) {
-        return std::nullopt;
-    }
-    return probe.global_step;
+    const auto step = valid && probe.top_level_is_object ? probe.global_step : std::nullopt;
+    recent.remember(trainer_state_json, step);
+    return step;
 }
 
 }  // namespace ckpt

@@ -3,6 +3,7 @@
 #include "sim/checks/trainer_best_checker.hpp"
 
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/checks/top_level_fields.hpp"
 #include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
@@ -20,6 +21,12 @@ std::string checkpoint_path(std::int64_t step) {
     return std::string(kOutputDir) + "/" + checkpoint_dir_name(step);
 }
 
+// The three members Transformers' best tracking writes; the rest of the (large) file is
+// validated but not kept.
+std::optional<std::map<std::string, json, std::less<>>> read_best_fields(std::string_view text) {
+    return read_top_level_fields(text, {"best_metric", "best_global_step", "best_model_checkpoint"});
+}
+
 }  // namespace
 
 void TrainerBestChecker::on(const IncarnationBegan& e) {
@@ -31,11 +38,14 @@ void TrainerBestChecker::on(const IncarnationBegan& e) {
     // TrainerState.load_from_json: the resumed run's best is whatever that file says.
     const auto text = context_.fs.content_in(
         FsView::visible, checkpoint_path(*e.resume_step) + "/" + std::string(kTrainerStateName));
-    const auto state = text ? json::parse(*text, nullptr, false) : json();
-    if (!state.is_object()) {
+    const auto state = text ? read_best_fields(*text) : std::nullopt;
+    if (!state) {
         return;
     }
-    const auto read = [&](const char* key) { return state.contains(key) ? state[key] : json(); };
+    const auto read = [&](const char* key) {
+        const auto found = state->find(key);
+        return found != state->end() ? found->second : json();
+    };
     if (const auto metric = read("best_metric"); metric.is_number()) {
         best_.metric = metric.get<double>();
     }
@@ -82,13 +92,16 @@ void TrainerBestChecker::on(const TrainerStateWritten& e) {
             best_.model_checkpoint = path;
         }
     }
-    const auto state = json::parse(e.bytes, nullptr, false);
-    if (!state.is_object()) {
+    const auto state = read_best_fields(e.bytes);
+    if (!state) {
         context_.violate(Property::P1, "trainer_state.json of checkpoint-" + std::to_string(e.step) +
                                            " is not a JSON object");
         return;
     }
-    const auto written = [&](const char* key) { return state.contains(key) ? state[key] : json("missing"); };
+    const auto written = [&](const char* key) {
+        const auto found = state->find(key);
+        return found != state->end() ? found->second : json("missing");
+    };
     compare(e.step, "best_metric", written("best_metric"), or_null(best_.metric));
     compare(e.step, "best_global_step", written("best_global_step"), or_null(best_.global_step));
     compare(e.step, "best_model_checkpoint", written("best_model_checkpoint"),

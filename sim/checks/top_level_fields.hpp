@@ -1,0 +1,22 @@
+// The checkers' reading of a few top-level members of a large JSON document without building
+// its tree: the whole text is validated by nlohmann's own lexer (so it accepts exactly what
+// json::parse accepts) and only the named members are kept, whole, last occurrence winning as
+// in a parsed object. Depends only on nlohmann/json; never on the policy's parsers.
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace ckpt::sim {
+
+// The named members of a document whose top level is an object; nothing when the text is not
+// valid JSON or its top level is not an object. A member the document lacks is absent.
+std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level_fields(
+    std::string_view text, std::initializer_list<std::string_view> names);
+
+}  // namespace ckpt::sim
