@@ -1,5 +1,6 @@
-// Simulator throughput: simulated trainer steps per second on a long scenario, and default-swarm
-// scenarios per second, the rate at which `ckptsim explore` covers seeds.
+// Simulator throughput: simulated trainer steps per second on a long scenario, evaluations per
+// second on runs of 1,000 and 10,000 evaluations (linear cost), and default-swarm scenarios per
+// second, the rate at which `ckptsim explore` covers seeds.
 #include <cstdint>
 #include <string>
 
@@ -52,16 +53,22 @@ Scenario long_run_with_faults(int ranks) {
     return long_run(ranks, 1);  // unreachable in practice; the benchmark reports faults=0 then
 }
 
-void BM_SimSteps(benchmark::State& state) {
-    const int ranks = static_cast<int>(state.range(0));
-    const bool faults = state.range(1) != 0;
-    const Scenario scenario = faults ? long_run_with_faults(ranks) : long_run(ranks, 1);
+// Runs `scenario` once per iteration and tallies what the runs did.
+ScenarioTally time_runs(benchmark::State& state, const Scenario& scenario) {
     ScenarioTally tally;
     for (auto _ : state) {
         const auto result = ckpt::sim::run_scenario(scenario);
         tally.add(result);
         benchmark::DoNotOptimize(result.trace_hash_value);
     }
+    return tally;
+}
+
+void BM_SimSteps(benchmark::State& state) {
+    const int ranks = static_cast<int>(state.range(0));
+    const bool faults = state.range(1) != 0;
+    const Scenario scenario = faults ? long_run_with_faults(ranks) : long_run(ranks, 1);
+    const ScenarioTally tally = time_runs(state, scenario);
     // Steps are rank 0's optimizer steps: one per trainer step, however many ranks share it.
     state.SetItemsProcessed(static_cast<std::int64_t>(tally.steps));
     state.counters["steps_per_s"] = benchmark::Counter(tally.steps, benchmark::Counter::kIsRate);
@@ -72,6 +79,34 @@ BENCHMARK(BM_SimSteps)
     ->ArgsProduct({{1, 2, 8}, {0, 1}})
     ->ArgNames({"ranks", "faults"})
     ->Unit(benchmark::kMillisecond);
+
+// Issue 14: the cost of a run must be linear in its length. One rank, no faults, a save and
+// an evaluation every 10 steps, and a patience no random walk exhausts, so the run evaluates
+// `evaluations` times; items per second are evaluations per second.
+Scenario long_evaluating_run(std::int64_t evaluations) {
+    Scenario s;
+    s.seed = 1;
+    s.job.ranks = 1;
+    s.trainer.max_steps = evaluations * 10;
+    s.trainer.steps_per_epoch = 1'000;
+    s.trainer.save_strategy = ckpt::sim::SaveStrategy::steps;
+    s.trainer.save_steps = 10;
+    s.callbacks.policy.patience = 1'000'000;
+    return s;
+}
+
+void BM_SimLongRun(benchmark::State& state) {
+    const Scenario scenario = long_evaluating_run(state.range(0));
+    const ScenarioTally tally = time_runs(state, scenario);
+    state.SetItemsProcessed(static_cast<std::int64_t>(tally.evaluations));
+    tally.report(state);
+}
+BENCHMARK(BM_SimLongRun)
+    ->ArgName("evaluations")
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 void BM_SimSwarm(benchmark::State& state) {
     // Seeds 1, 2, 3, ... as `ckptsim explore` draws them. Every run starts again at seed 1, so

@@ -43,9 +43,12 @@ int LedgerWriter::restored_node(const CheckpointEvaluationState& restored) const
 void LedgerWriter::on(const DecisionMade& e) {
     ledger_.evaluations.push_back({ledger_.current_node, incarnation_, e.step, e.score, e.decision, e.after});
     ledger_.current_node = static_cast<int>(ledger_.evaluations.size()) - 1;
-    if (std::find(ledger_.decided_states.begin(), ledger_.decided_states.end(), e.after) ==
-        ledger_.decided_states.end()) {
-        ledger_.decided_states.push_back(e.after);
+    // Equal states have equal evaluation counts: only those are compared, not the whole run.
+    auto& decided = ledger_.decided_states;
+    const auto [first, last] = decided_by_count_.equal_range(e.after.evaluation_count);
+    if (std::none_of(first, last, [&](const auto& entry) { return decided[entry.second] == e.after; })) {
+        decided_by_count_.emplace(e.after.evaluation_count, decided.size());
+        decided.push_back(e.after);
     }
 }
 

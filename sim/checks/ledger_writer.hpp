@@ -3,6 +3,10 @@
 // published link). It runs before the checkers, which only read the ledger.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
 #include "sim/checks/ledger.hpp"
 #include "sim/disk/sim_file_system.hpp"
 #include "sim/events/event.hpp"
@@ -38,6 +42,8 @@ class LedgerWriter {
     const SimFileSystem& fs_;
     Ledger& ledger_;
     int incarnation_ = 0;
+    // Ledger::decided_states by evaluation count, so recording a decision never scans the run.
+    std::multimap<std::int64_t, std::size_t> decided_by_count_;
 };
 
 }  // namespace ckpt::sim

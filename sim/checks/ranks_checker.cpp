@@ -31,8 +31,7 @@ void RanksChecker::on(const TrainBegan&) {
 // The seed's baseline rule, restated: a state without a best takes the baseline as an external
 // best at step 0 with a fresh streak and no stop; a state with a best keeps it.
 void RanksChecker::on(const BaselineEstablished& e) {
-    auto found = std::find_if(expected_.begin(), expected_.end(),
-                              [&](const Expectation& x) { return x.sequence == rank_zero_sequence_; });
+    const auto found = expectation_of(rank_zero_sequence_);
     if (found == expected_.end()) {
         return;
     }
@@ -53,6 +52,15 @@ void RanksChecker::on(const DecisionMade&) {
     if (!evaluations.empty()) {
         expect(rank_zero_sequence_, evaluations.back().after, true);
     }
+}
+
+// The first expectation of `sequence`. Expectations are pushed at rank 0's next sequence, which
+// only grows within an incarnation, so the list is sorted: a search, not a scan of the run.
+std::vector<RanksChecker::Expectation>::iterator RanksChecker::expectation_of(std::uint64_t sequence) {
+    const auto found =
+        std::lower_bound(expected_.begin(), expected_.end(), sequence,
+                         [](const Expectation& x, std::uint64_t wanted) { return x.sequence < wanted; });
+    return found != expected_.end() && found->sequence == sequence ? found : expected_.end();
 }
 
 void RanksChecker::expect(std::uint64_t sequence, const CheckpointEvaluationState& state, bool settled) {
@@ -76,8 +84,7 @@ void RanksChecker::on(const RankStateShared& e) {
     if (e.rank == 0) {
         rank_zero_sequence_ = e.sequence + 1;
     }
-    const auto found = std::find_if(expected_.begin(), expected_.end(),
-                                    [&](const Expectation& x) { return x.sequence == e.sequence; });
+    const auto found = expectation_of(e.sequence);
     const Report report{e.rank, e.sequence, e.state};
     if (found != expected_.end() && found->settled) {
         compare(report, *found);

@@ -47,7 +47,8 @@ class RanksChecker {
 
     const CheckerContext& context_;
     std::uint64_t rank_zero_sequence_ = 0;  // rank 0's next collective to report
-    std::vector<Expectation> expected_;
+    std::vector<Expectation>::iterator expectation_of(std::uint64_t sequence);
+    std::vector<Expectation> expected_;  // ascending by sequence
     std::vector<Report> waiting_;
 };
 

@@ -48,6 +48,7 @@ class RetainedBestChecker {
         std::string directory;
         std::string trainer_state;
     };
+    const std::vector<const KnownCheckpoint*>& candidates_in(FsView view);
     void read_view(FsView view);
     void check_view(FsView view, bool recovery_ran, std::string_view where);
     void check_link(const ViewReading& reading, FsView view, bool recovery_ran, std::string_view where);
@@ -57,8 +58,9 @@ class RetainedBestChecker {
     void report(FsView view, std::string_view where, const std::string& what);
 
     const CheckerContext& context_;
-    std::vector<KnownCheckpoint> known_;  // ascending by step
-    ViewReading reading_;                 // reused, so a check allocates nothing in the steady state
+    std::vector<KnownCheckpoint> known_;              // ascending by step
+    std::vector<const KnownCheckpoint*> candidates_;  // reused by candidates_in
+    ViewReading reading_;  // reused, so a check allocates nothing in the steady state
     std::array<std::uint64_t, 2> checked_at_{UINT64_MAX, UINT64_MAX};  // view_signature() by view
     // The checkpoint written but not yet committed (its on_save, or the recovery of the next
     // on_train_begin, publishes it): the link may still name the previous best.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <utility>
+#include <vector>
 
 #include "sim/base/assert.hpp"
 #include "sim/base/enum_names.hpp"
@@ -62,6 +63,48 @@ std::shared_ptr<const std::string> damage(std::string_view bytes, Rng& rng, std:
         description = "flip " + std::to_string(flips) + " byte(s) of " + std::to_string(bytes.size());
     }
     return damaged.empty() ? nullptr : std::make_shared<const std::string>(std::move(damaged));
+}
+
+// Drops the un-synced unlink and data records of inodes no view can ever reach again. Reachable
+// is what a walk of both views' entries finds from the root and from every inode a pending link
+// or rename names (a power loss can only bring back what those records link); an unlink inside
+// a removed directory, or a write to a removed file, then changes nothing any later view can
+// show. Without this, every rotated checkpoint left its unlinks in the log for good, and each
+// fsync scanned them all again. Deduced types: the inode and record types are private.
+template <class Inodes, class Log, class Id>
+void drop_unreachable_records(const Inodes& inodes, Log& log, Id root, Id none) {
+    using Kind = typename Log::value_type::Kind;
+    std::vector<Id> alive;
+    std::vector<Id> walk{root};
+    for (const auto& record : log) {
+        if (record.kind == Kind::link || record.kind == Kind::rename) {
+            for (const Id id : {record.inode, record.dir, record.dir2}) {
+                if (id != none) {
+                    walk.push_back(id);
+                }
+            }
+        }
+    }
+    while (!walk.empty()) {
+        const Id id = walk.back();
+        walk.pop_back();
+        if (std::find(alive.begin(), alive.end(), id) != alive.end()) {
+            continue;
+        }
+        alive.push_back(id);
+        for (const auto* children : {&inodes[id].visible_entries, &inodes[id].durable_entries}) {
+            for (const auto& [name, child] : *children) {
+                walk.push_back(child);
+            }
+        }
+    }
+    const auto reachable = [&alive](Id id) {
+        return std::find(alive.begin(), alive.end(), id) != alive.end();
+    };
+    std::erase_if(log, [&](const auto& record) {
+        return (record.kind == Kind::unlink && !reachable(record.dir)) ||
+               (record.kind == Kind::data && !reachable(record.inode));
+    });
 }
 
 }  // namespace
@@ -164,6 +207,7 @@ void SimFileSystem::commit_dir(InodeId dir) {
         }
     }
     log_.resize(kept);
+    drop_unreachable_records(inodes_, log_, kRoot, kNoInode);
 }
 
 void SimFileSystem::sync_all() {
