@@ -50,8 +50,8 @@ FinalCheckpointVerdict inspect_final_checkpoint(FileSystem& fs, const std::strin
         return verdict;
     }
     if (!is_complete_checkpoint(fs, output_dir, *step)) {
-        problem("link_incomplete",
-                name + " points at " + quoted + ", which is an incomplete checkpoint." + fix);
+        problem("link_incomplete", name + " points at " + quoted + ", which is not a complete checkpoint: " +
+                                       why_checkpoint_is_incomplete(fs, output_dir, *step) + "." + fix);
         return verdict;
     }
     verdict.status.valid = true;

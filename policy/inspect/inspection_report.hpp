@@ -25,6 +25,9 @@ struct InspectedCheckpoint {
     std::int64_t step = 0;
     bool complete = false;
     std::string detail;  // why it is incomplete; empty when complete
+    // Its trainer_state.json parses but records another global_step: every file is there, yet
+    // it is not a complete checkpoint-N (a renamed or copied directory).
+    std::optional<std::int64_t> recorded_global_step;
 };
 
 // What `trainer.train(resume_from_checkpoint=True)` would do.
@@ -32,6 +35,9 @@ struct ResumeForecast {
     // get_last_checkpoint's pick: the largest N, complete or not.
     std::optional<std::string> checkpoint;
     bool complete = false;
+    // When the pick's trainer_state.json records another step: Transformers resumes anyway, at
+    // that global_step, with the weights in the directory it picked.
+    std::optional<std::int64_t> recorded_global_step;
     // The policy state_dict the callback holds after on_train_begin; nullopt when the resume
     // fails or no callback state is known.
     std::optional<nlohmann::json> policy_state;

@@ -12,6 +12,10 @@ json optional_string(const std::optional<std::string>& value) {
     return value ? json(*value) : json();
 }
 
+json optional_step(const std::optional<std::int64_t>& value) {
+    return value ? json(*value) : json();
+}
+
 json findings_json(const std::vector<InspectionFinding>& findings) {
     json out = json::array();
     for (const auto& finding : findings) {
@@ -28,7 +32,8 @@ json OutputDirInspection::to_json() const {
         listed.push_back({{"name", checkpoint.name},
                           {"step", checkpoint.step},
                           {"complete", checkpoint.complete},
-                          {"detail", checkpoint.complete ? json() : json(checkpoint.detail)}});
+                          {"detail", checkpoint.complete ? json() : json(checkpoint.detail)},
+                          {"recorded_global_step", optional_step(checkpoint.recorded_global_step)}});
     }
     return {
         {"output_dir", output_dir},
@@ -37,6 +42,7 @@ json OutputDirInspection::to_json() const {
         {"resume",
          {{"checkpoint", optional_string(resume.checkpoint)},
           {"complete", resume.complete},
+          {"recorded_global_step", optional_step(resume.recorded_global_step)},
           {"policy_state", resume.policy_state ? *resume.policy_state : json()},
           {"source", resume.source},
           {"fails", !resume.failure.empty()},

@@ -4,13 +4,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/formats/trainer_state_probe.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/file_system_error.hpp"
 
 namespace ckpt {
 
 std::string why_checkpoint_is_incomplete(FileSystem& fs, const std::string& output_dir, std::int64_t step) {
-    const auto path = join_path(join_path(output_dir, checkpoint_dir_name(step)), kTrainerStateName);
+    const auto directory = join_path(output_dir, checkpoint_dir_name(step));
+    if (!fs.is_dir(directory)) {
+        return "the directory does not exist (deleted, or never saved)";
+    }
+    const auto path = join_path(directory, kTrainerStateName);
     if (!fs.exists(path)) {
         return "trainer_state.json is missing (the save was interrupted before its last write)";
     }
@@ -28,7 +33,22 @@ std::string why_checkpoint_is_incomplete(FileSystem& fs, const std::string& outp
     if (!state.is_object() || global_step == state.end() || !global_step->is_number_integer()) {
         return "trainer_state.json has no integer global_step";
     }
-    return "trainer_state.json records global_step " + global_step->dump() + ", not " + std::to_string(step);
+    return "trainer_state.json records global_step " + global_step->dump() + ", not " + std::to_string(step) +
+           " (the directory was renamed or copied)";
+}
+
+std::optional<std::int64_t> mismatched_global_step(FileSystem& fs, const std::string& output_dir,
+                                                   std::int64_t step) {
+    const auto path = join_path(join_path(output_dir, checkpoint_dir_name(step)), kTrainerStateName);
+    try {
+        if (!fs.exists(path)) {
+            return std::nullopt;
+        }
+        const auto recorded = probe_global_step(fs.read_file(path));
+        return recorded && *recorded != step ? recorded : std::nullopt;
+    } catch (const FileSystemError&) {
+        return std::nullopt;
+    }
 }
 
 }  // namespace ckpt

@@ -119,7 +119,10 @@ void print_human(const OutputDirInspection& report) {
         std::cout << "checkpoints:\n";
         for (const auto& checkpoint : report.checkpoints) {
             std::cout << "  " << checkpoint.name
-                      << (checkpoint.complete ? "  complete" : "  INCOMPLETE: " + checkpoint.detail) << "\n";
+                      << (checkpoint.complete               ? "  complete"
+                          : checkpoint.recorded_global_step ? "  MISMATCHED: " + checkpoint.detail
+                                                            : "  INCOMPLETE: " + checkpoint.detail)
+                      << "\n";
         }
     }
     const auto& resume = report.resume;
@@ -128,7 +131,11 @@ void print_human(const OutputDirInspection& report) {
         std::cout << "no checkpoint, a resume starts from scratch";
     } else {
         std::cout << "Transformers picks " << *resume.checkpoint
-                  << (resume.complete ? " (complete)" : " (INCOMPLETE)");
+                  << (resume.complete ? " (complete)"
+                      : resume.recorded_global_step
+                          ? " (MISMATCHED: it records global_step " +
+                                std::to_string(*resume.recorded_global_step) + ", where the resume continues)"
+                          : std::string(" (INCOMPLETE)"));
     }
     if (!resume.failure.empty()) {
         std::cout << "; the resume FAILS: " << resume.failure;
@@ -171,14 +178,24 @@ int run_inspect(const InspectOptions& options) {
     PosixFileSystem fs;
     OutputDirInspection report;
     const auto directory = normalised(options.output_dir);
+    std::string refusal;
     try {
         report = inspect_output_dir(fs, directory);
     } catch (const FileSystemError& error) {
-        std::cerr << "ckptsim inspect: cannot read output directory '" << directory
-                  << "': " << std::generic_category().message(error.error_number()) << "\n";
-        return kExitBadInput;
+        refusal = "cannot read output directory '" + directory +
+                  "': " + std::generic_category().message(error.error_number());
     } catch (const std::exception& error) {
-        std::cerr << "ckptsim inspect: cannot inspect '" << directory << "': " << error.what() << "\n";
+        refusal = "cannot inspect '" + directory + "': " + error.what();
+    }
+    if (!refusal.empty()) {
+        std::cerr << "ckptsim inspect: " << refusal << "\n";
+        if (options.json) {
+            // A script reading stdout gets a document that says why, not an empty parse error.
+            const json document{{"output_dir", directory},
+                                {"consistent", false},
+                                {"error", {{"kind", "unreadable_output_dir"}, {"message", refusal}}}};
+            std::cout << document.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+        }
         return kExitBadInput;
     }
     if (options.json) {

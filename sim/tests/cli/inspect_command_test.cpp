@@ -20,6 +20,7 @@ using nlohmann::json;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 Completed run_inspect(const SeedOutputDir& dir, const std::vector<std::string>& arguments) {
     std::vector<std::string> args{"inspect"};
@@ -165,7 +166,76 @@ TEST(InspectCommand, ATornOrMismatchedTrainerStateIsIncomplete) {
     EXPECT_THAT(report["checkpoints"][0]["detail"].get<std::string>(), HasSubstr("global_step 7"));
     EXPECT_EQ(report["checkpoints"][2]["complete"], false);  // checkpoint-20
     EXPECT_THAT(kinds(report["problems"]), Contains("incomplete_resume_checkpoint"));
-    EXPECT_THAT(kinds(report["problems"]), Contains("incomplete_checkpoint"));
+    EXPECT_THAT(kinds(report["problems"]), Contains("checkpoint_step_mismatch"));
+    EXPECT_EQ(report["checkpoints"][0]["recorded_global_step"], 7);
+    EXPECT_TRUE(report["checkpoints"][2]["recorded_global_step"].is_null());  // torn, not renamed
+}
+
+// A copy of checkpoint-20 renamed to checkpoint-30: every file is there, but global_step says 20.
+// Transformers picks it by name and resumes (it never compares the two), so the report must call it
+// mismatched, not incomplete, and must not forecast a failing resume.
+TEST(InspectCommand, ARenamedNewestCheckpointIsMismatchedAndTheResumeContinues) {
+    SeedOutputDir dir;
+    dir.committed_checkpoint(20, best_at_20());
+    dir.checkpoint(30, seed_trainer_state(20, seed_callback_state(best_at_20(), dir.path(), false)));
+    dir.sidecar(best_at_20());
+    dir.link("checkpoint-20");
+
+    const auto report = inspect_json(dir, 1);
+    EXPECT_EQ(report["checkpoints"][1]["name"], "checkpoint-30");
+    EXPECT_EQ(report["checkpoints"][1]["complete"], false);
+    EXPECT_EQ(report["checkpoints"][1]["recorded_global_step"], 20);
+    EXPECT_THAT(kinds(report["problems"]), Contains("checkpoint_step_mismatch"));
+    EXPECT_THAT(kinds(report["problems"]), Not(Contains("incomplete_resume_checkpoint")));
+    EXPECT_THAT(kinds(report["problems"]), Not(Contains("best_checkpoint_missing")));
+    EXPECT_EQ(report["resume"]["checkpoint"], "checkpoint-30");
+    EXPECT_EQ(report["resume"]["recorded_global_step"], 20);
+    EXPECT_EQ(report["resume"]["fails"], false);
+    EXPECT_EQ(report["resume"]["source"], "checkpoint");
+
+    const auto human = run_inspect(dir, {dir.path()});
+    EXPECT_EQ(human.exit_code, 1);
+    EXPECT_THAT(human.out, HasSubstr("checkpoint-30  MISMATCHED: trainer_state.json records global_step 20"));
+    EXPECT_THAT(human.out, HasSubstr("picks checkpoint-30 (MISMATCHED"));
+    EXPECT_THAT(human.out, Not(HasSubstr("INCOMPLETE:")));
+    EXPECT_THAT(human.out, Not(HasSubstr("FAILS")));
+}
+
+// The best's files are there but its trainer_state.json names another step: the report says so
+// rather than calling the model gone.
+TEST(InspectCommand, ABestWhoseStepDisagreesIsNotCalledMissing) {
+    SeedOutputDir dir;
+    dir.committed_checkpoint(10, {.best_score = "0.5", .best_step = "10", .evaluation_count = 1});
+    dir.checkpoint(20, seed_trainer_state(25, ""));
+    dir.committed_checkpoint(30, {.best_score = "0.6", .best_step = "20", .evaluation_count = 3});
+    dir.sidecar({.best_score = "0.6", .best_step = "20", .evaluation_count = 3});
+    dir.link("checkpoint-10");
+
+    const auto report = inspect_json(dir, 1);
+    std::string best_message;
+    for (const auto& finding : report["problems"]) {
+        if (finding["kind"] == "best_checkpoint_missing") {
+            best_message = finding["message"];
+        }
+    }
+    EXPECT_THAT(best_message, HasSubstr("checkpoint-20"));
+    EXPECT_THAT(best_message, HasSubstr("records global_step 25, not 20"));
+    EXPECT_THAT(best_message, Not(HasSubstr("gone")));
+    EXPECT_THAT(kinds(report["problems"]), Contains("checkpoint_step_mismatch"));
+}
+
+TEST(InspectCommand, ABestWhoseDirectoryIsGoneSaysItDoesNotExist) {
+    SeedOutputDir dir;
+    dir.committed_checkpoint(30, {.best_score = "0.6", .best_step = "20", .evaluation_count = 3});
+    dir.sidecar({.best_score = "0.6", .best_step = "20", .evaluation_count = 3});
+
+    const auto report = inspect_json(dir, 1);
+    bool said_so = false;
+    for (const auto& finding : report["problems"]) {
+        said_so |= finding["kind"] == "best_checkpoint_missing" &&
+                   finding["message"].get<std::string>().find("does not exist") != std::string::npos;
+    }
+    EXPECT_TRUE(said_so) << report.dump(2);
 }
 
 TEST(InspectCommand, ADanglingLinkIsInvalid) {
@@ -277,6 +347,19 @@ TEST(InspectCommand, AMissingDirectoryExitsTwoNamingThePath) {
     EXPECT_THAT(outcome.err, HasSubstr(missing));
     EXPECT_THAT(outcome.err, HasSubstr("No such file or directory"));
     EXPECT_TRUE(outcome.out.empty());
+}
+
+TEST(InspectCommand, JsonOnAMissingDirectoryStillPrintsADocument) {
+    SeedOutputDir dir;
+    const auto missing = dir.at("no-such-run");
+    const auto outcome = run_inspect(dir, {missing, "--json"});
+    EXPECT_EQ(outcome.exit_code, 2);
+    EXPECT_THAT(outcome.err, HasSubstr(missing));
+    const auto document = json::parse(outcome.out);
+    EXPECT_EQ(document["consistent"], false);
+    EXPECT_EQ(document["error"]["kind"], "unreadable_output_dir");
+    EXPECT_THAT(document["error"]["message"].get<std::string>(), HasSubstr("No such file or directory"));
+    EXPECT_THAT(document["output_dir"].get<std::string>(), HasSubstr("no-such-run"));
 }
 
 TEST(InspectCommand, AFileInsteadOfADirectoryExitsTwo) {
