@@ -25,5 +25,6 @@ Command add_replay_command(CLI::App& parent);
 Command add_explore_command(CLI::App& parent);
 Command add_mutants_command(CLI::App& parent);
 Command add_inspect_command(CLI::App& parent);
+Command add_merge_command(CLI::App& parent);
 
 }  // namespace ckpt::cli

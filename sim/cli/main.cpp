@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
         ckpt::cli::add_policy_command(app),  ckpt::cli::add_run_command(app),
         ckpt::cli::add_replay_command(app),  ckpt::cli::add_explore_command(app),
         ckpt::cli::add_mutants_command(app), ckpt::cli::add_inspect_command(app),
+        ckpt::cli::add_merge_command(app),
     };
 
     // CLI11 answers an unknown first word with "A subcommand is required"; name the word instead.
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
     };
     if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
         std::cerr << "ckptsim: unknown subcommand '" << argv[1]
-                  << "' (expected policy, run, replay, explore, mutants or inspect; see --help)\n";
+                  << "' (expected policy, run, replay, explore, mutants, inspect or merge; see --help)\n";
         return ckpt::cli::kExitBadInput;
     }
     try {
