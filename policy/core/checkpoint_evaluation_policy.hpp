@@ -85,3 +85,6 @@ class CheckpointEvaluationPolicy {
 };
 
 }  // namespace ckpt
+
+// observe()'s inline definition, after the class it belongs to.
+#include "policy/core/checkpoint_evaluation_observe.hpp"

@@ -28,5 +28,6 @@ Command add_inspect_command(CLI::App& parent);
 Command add_shrink_command(CLI::App& parent);
 Command add_vectors_command(CLI::App& parent);
 Command add_check_policy_command(CLI::App& parent);
+Command add_merge_command(CLI::App& parent);
 
 }  // namespace ckpt::cli

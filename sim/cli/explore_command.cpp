@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "policy/base/mutants.hpp"
+#include "sim/cli/build_id.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/explore_report.hpp"
 #include "sim/cli/interrupt.hpp"
@@ -88,6 +89,19 @@ void write_junit_file(const std::string& path, const sim::ExploreSummary& summar
     }
 }
 
+// What `merge` compares across shards besides the seeds: the build and the run's configuration.
+nlohmann::json provenance(const ExploreCliOptions& o, const sim::ExploreOptions& options, bool seeds_given,
+                          bool time_given) {
+    using nlohmann::json;
+    return {{"build_id", build_id()},
+            {"run",
+             {{"first_seed", options.first_seed},
+              {"seeds", seeds_given || !time_given ? json(options.seeds) : json(nullptr)},
+              {"time_budget_seconds", time_given ? json(o.time) : json(nullptr)},
+              {"mutant", options.mutant ? json(mutants::name_of(*options.mutant)) : json(nullptr)},
+              {"trainer_overrides", o.trainer.to_json()}}}};
+}
+
 // --seeds alone: that many seeds. --time alone: as many seeds as the time allows. Both: the
 // seeds, cut short when the time runs out (the summary says how far it got).
 int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
@@ -132,7 +146,8 @@ int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
         write_junit_file(o.junit, summary, replays);
     }
     if (o.json) {
-        std::cout << explore_json(summary, replays).dump() << "\n";
+        std::cout << explore_json(summary, replays, provenance(o, options, seeds_given, time_given)).dump()
+                  << "\n";
     } else {
         print_explore_summary(std::cout, summary, replays);
     }

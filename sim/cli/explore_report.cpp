@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "sim/base/trace_hash.hpp"
 #include "sim/base/version.hpp"
 
 namespace ckpt::cli {
@@ -75,7 +76,6 @@ json coverage_json(const sim::ExploreSummary& summary) {
 
 void print_explore_summary(std::ostream& out, const sim::ExploreSummary& s,
                            const std::vector<std::string>& replays) {
-    const auto& t = s.totals;
     out << "explored seeds " << s.first_seed << ".." << s.last_seed
         << (s.shard_count > 1
                 ? " (shard " + std::to_string(s.shard_index + 1) + "/" + std::to_string(s.shard_count) +
@@ -83,6 +83,13 @@ void print_explore_summary(std::ostream& out, const sim::ExploreSummary& s,
                 : std::string())
         << ": " << s.scenarios << " scenarios in " << fixed(s.wall_seconds, 1) << " s ("
         << fixed(per(s.scenarios, 1) / std::max(s.wall_seconds, 1e-9), 0) << " scenarios/s)\n";
+    print_explore_details(out, s, replays);
+    out << "trace hash: " << s.trace_hash << "\n";
+}
+
+void print_explore_details(std::ostream& out, const sim::ExploreSummary& s,
+                           const std::vector<std::string>& replays) {
+    const auto& t = s.totals;
     out << "  per scenario: " << fixed(per(t.steps, s.scenarios), 0) << " steps, "
         << fixed(per(t.evaluations, s.scenarios), 1) << " evaluations, "
         << fixed(per(s.ranks, s.scenarios), 2) << " ranks, " << fixed(per(t.faults_fired(), s.scenarios), 2)
@@ -141,10 +148,10 @@ void print_explore_summary(std::ostream& out, const sim::ExploreSummary& s,
             out << "    " << replays[i] << "\n";
         }
     }
-    out << "trace hash: " << s.trace_hash << "\n";
 }
 
-json explore_json(const sim::ExploreSummary& s, const std::vector<std::string>& replays) {
+json explore_json(const sim::ExploreSummary& s, const std::vector<std::string>& replays,
+                  const json& provenance) {
     json violations = json::array();
     for (std::size_t i = 0; i < s.violations.size(); ++i) {
         const auto& found = s.violations[i];
@@ -160,6 +167,8 @@ json explore_json(const sim::ExploreSummary& s, const std::vector<std::string>& 
     return {
         {"ckptsim_version", sim::kCkptsimVersion},
         {"scenario_format", sim::kScenarioFormat},
+        {"build_id", provenance.at("build_id")},
+        {"run", provenance.at("run")},
         {"shard", {{"index", s.shard_index + 1}, {"count", s.shard_count}}},
         {"interrupted", s.interrupted},
         {"scenarios", s.scenarios},
@@ -197,7 +206,14 @@ json explore_json(const sim::ExploreSummary& s, const std::vector<std::string>& 
         {"average_evaluations", per(t.evaluations, s.scenarios)},
         {"average_ranks", per(s.ranks, s.scenarios)},
         {"save_window_dangling", t.save_window_dangling},
+        // Sums that the averages above are computed from, so `merge` can add shards exactly.
+        {"ranks", s.ranks},
+        {"scenarios_with_fault", s.scenarios_with_fault},
+        {"checkpoints", t.checkpoints},
+        {"incarnations", t.incarnations},
+        {"virtual_ms", t.virtual_ms},
         {"trace_hash", s.trace_hash},
+        {"scenario_digest", sim::TraceHash::to_hex(s.scenario_digest)},
     };
 }
 

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
         ckpt::cli::add_mutants_command(app), ckpt::cli::add_inspect_command(app),
         ckpt::cli::add_shrink_command(app),
         ckpt::cli::add_vectors_command(app), ckpt::cli::add_check_policy_command(app),
+        ckpt::cli::add_merge_command(app),
     };
 
     // CLI11 answers an unknown first word with "A subcommand is required"; name the word instead.
@@ -29,8 +30,8 @@ int main(int argc, char** argv) {
     };
     if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
         std::cerr << "ckptsim: unknown subcommand '" << argv[1]
-                  << "' (expected policy, run, replay, shrink, explore, mutants, inspect, vectors or "
-                     "check-policy; see --help)\n";
+                  << "' (expected policy, run, replay, shrink, explore, mutants, merge, inspect, vectors "
+                     "or check-policy; see --help)\n";
         return ckpt::cli::kExitBadInput;
     }
     try {

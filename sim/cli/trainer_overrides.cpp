@@ -112,4 +112,26 @@ void TrainerOverrides::apply_best_model_overrides(sim::TrainerOptions& trainer) 
     }
 }
 
+nlohmann::json TrainerOverrides::to_json() const {
+    nlohmann::json out = nlohmann::json::object();
+    const auto put = [&](const char* flag, const auto& value) {
+        if (value) {
+            out[flag] = *value;
+        }
+    };
+    put("restore-callback-states-from-checkpoint", restore_callback_states_from_checkpoint);
+    put("checkpoint-fsync", checkpoint_fsync);
+    put("stop-test", stop_test);
+    put("resume-from-checkpoint", resume_from_checkpoint);
+    put("resume-rule", resume_rule);
+    put("rotation-order", rotation_order);
+    put("stateful-callbacks-refresh", stateful_callbacks_refresh);
+    put("restored-callbacks-position", restored_callbacks_position);
+    put("save-strategy", save_strategy);
+    put("metric-for-best-model", metric_for_best_model);
+    put("greater-is-better", greater_is_better);
+    put("load-best-model-at-end", load_best_model_at_end);
+    return out;
+}
+
 }  // namespace ckpt::cli

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "sim/scenario/scenario.hpp"
 
@@ -28,6 +29,8 @@ struct TrainerOverrides {
 
     void add_to(CLI::App* command);
     bool any() const noexcept;
+    // The overrides given, by flag name without the dashes ({} when none), for explore --json.
+    nlohmann::json to_json() const;
     // Overwrites the drawn fields it names; the values were checked when parsed.
     void apply(sim::Scenario& scenario) const;
 

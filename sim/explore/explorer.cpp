@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sim/base/assert.hpp"
+#include "sim/base/rng.hpp"
 #include "sim/explore/in_order_hash.hpp"
 #include "sim/scenario/swarm.hpp"
 
@@ -40,6 +41,8 @@ void add_stats(RunStats& into, const RunStats& from) {
     }
 }
 
+}  // namespace
+
 void add_summary(ExploreSummary& into, const ExploreSummary& from) {
     into.scenarios += from.scenarios;
     into.ranks += from.ranks;
@@ -52,9 +55,12 @@ void add_summary(ExploreSummary& into, const ExploreSummary& from) {
         into.violations_by_property[i] += from.violations_by_property[i];
     }
     into.violations.insert(into.violations.end(), from.violations.begin(), from.violations.end());
+    into.scenario_digest += from.scenario_digest;
 }
 
-}  // namespace
+std::uint64_t scenario_digest_term(std::uint64_t seed, std::uint64_t trace_hash) {
+    return mix64(trace_hash ^ mix64(seed));
+}
 
 ExploreSummary explore(const ExploreOptions& options) {
     const auto started = std::chrono::steady_clock::now();
@@ -103,6 +109,7 @@ ExploreSummary explore(const ExploreOptions& options) {
             }
             const auto result = run_scenario(scenario);
             hashes.add(item, result.trace_hash_value);
+            local.scenario_digest += scenario_digest_term(scenario.seed, result.trace_hash_value);
             local.scenarios += 1;
             local.ranks += static_cast<std::uint64_t>(scenario.job.ranks);
             local.scenarios_with_fault += result.stats.faults_fired() > 0 ? 1 : 0;

@@ -63,6 +63,9 @@ struct ExploreSummary {
     std::array<std::uint64_t, kPropertyCount> violations_by_property{};
     std::vector<FoundViolation> violations;  // in seed order
     std::string trace_hash;                  // FNV-1a over every scenario's hash, in seed order
+    // The sum (mod 2^64) of scenario_digest_term(seed, scenario hash) over the scenarios: unlike
+    // trace_hash it adds up across shards, so `merge` can compare N shards with one run.
+    std::uint64_t scenario_digest = 0;
     std::uint64_t first_seed = 0;
     std::uint64_t last_seed = 0;
     unsigned shard_index = 0;  // as in the options: seeds with offset % shard_count == shard_index
@@ -72,5 +75,12 @@ struct ExploreSummary {
 };
 
 ExploreSummary explore(const ExploreOptions& options);
+
+// Adds `from`'s counts, tallies, digest and violations to `into` (seeds and shard left alone).
+void add_summary(ExploreSummary& into, const ExploreSummary& from);
+
+// One scenario's share of ExploreSummary::scenario_digest: its hash, keyed by its seed through
+// splitmix64 so that two seeds' hashes swapped change the sum.
+std::uint64_t scenario_digest_term(std::uint64_t seed, std::uint64_t trace_hash);
 
 }  // namespace ckpt::sim
