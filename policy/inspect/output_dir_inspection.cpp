@@ -103,7 +103,7 @@ void Inspector::survey_checkpoints() {
     const auto newest = all.empty() ? std::nullopt : std::optional(all.back());
     for (const auto& entry : all) {
         InspectedCheckpoint checkpoint{
-            entry.name, entry.step, is_complete_checkpoint(fs_, dir_, entry.step), {}};
+            entry.name, entry.step, is_complete_checkpoint(fs_, dir_, entry.step), {}, {}};
         if (!checkpoint.complete) {
             checkpoint.detail = why_checkpoint_is_incomplete(fs_, dir_, entry.step);
             checkpoint.recorded_global_step = mismatched_global_step(fs_, dir_, entry.step);

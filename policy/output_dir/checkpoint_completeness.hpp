@@ -18,7 +18,8 @@ std::string why_checkpoint_is_incomplete(FileSystem& fs, const std::string& outp
 
 // The global_step checkpoint-<step>/trainer_state.json records when it is another step: the
 // files are all there, but the directory name and the step counter disagree (a copied or
-// renamed checkpoint). nullopt when the checkpoint is complete, or its state is missing or torn.
+// renamed checkpoint). nullopt when the checkpoint is complete, or its state is missing, torn or
+// records a negative step.
 std::optional<std::int64_t> mismatched_global_step(FileSystem& fs, const std::string& output_dir,
                                                    std::int64_t step);
 

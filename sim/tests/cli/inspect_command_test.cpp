@@ -75,7 +75,7 @@ TEST(InspectCommand, AConsistentDirectoryExitsZero) {
     const auto report = inspect_json(dir, 0);
     EXPECT_THAT(report["problems"], IsEmpty());
     EXPECT_EQ(report["checkpoints"], json::parse(R"([{"name": "checkpoint-20", "step": 20, "complete": true,
-                                                     "detail": null}])"));
+                                                     "detail": null, "recorded_global_step": null}])"));
     EXPECT_EQ(report["resume"]["checkpoint"], "checkpoint-20");
     EXPECT_EQ(report["resume"]["complete"], true);
     EXPECT_EQ(report["resume"]["source"], "checkpoint");
