@@ -15,12 +15,11 @@ int main(int argc, char** argv) {
                                           ")");
     app.require_subcommand(1);
     const std::vector<ckpt::cli::Command> commands{
-        ckpt::cli::add_policy_command(app),  ckpt::cli::add_run_command(app),
-        ckpt::cli::add_replay_command(app),  ckpt::cli::add_explore_command(app),
-        ckpt::cli::add_mutants_command(app), ckpt::cli::add_inspect_command(app),
-        ckpt::cli::add_shrink_command(app),
-        ckpt::cli::add_vectors_command(app), ckpt::cli::add_check_policy_command(app),
-        ckpt::cli::add_merge_command(app),
+        ckpt::cli::add_policy_command(app),       ckpt::cli::add_run_command(app),
+        ckpt::cli::add_replay_command(app),       ckpt::cli::add_explore_command(app),
+        ckpt::cli::add_mutants_command(app),      ckpt::cli::add_inspect_command(app),
+        ckpt::cli::add_shrink_command(app),       ckpt::cli::add_vectors_command(app),
+        ckpt::cli::add_check_policy_command(app), ckpt::cli::add_merge_command(app),
     };
 
     // CLI11 answers an unknown first word with "A subcommand is required"; name the word instead.
