@@ -18,6 +18,8 @@ const TrainingArgsFinding* find(const TrainingArgsReport& report, std::string_vi
     });
     return found == report.findings.end() ? nullptr : &*found;
 }
+// A finding points into its report, so a temporary report would leave it dangling.
+const TrainingArgsFinding* find(TrainingArgsReport&& report, std::string_view setting_part) = delete;
 
 TEST(TrainingArgsRisks, RestoringSeveralCallbacksOfOneClassIsAtRiskForP10) {
     const auto report = assess_training_args(
@@ -41,7 +43,10 @@ TEST(TrainingArgsRisks, SeveralCallbacksOfOneClassAreSafeWhenTheTrainerRestoresN
 }
 
 TEST(TrainingArgsRisks, MtimeRotationIsReportedSafe) {
-    const auto* finding = find(assess_training_args(nlohmann::json::object()), "use_mtime=True");
+    // The report must outlive the finding that points into it (AddressSanitizer caught a
+    // temporary here; the deleted overload above keeps it from coming back).
+    const auto report = assess_training_args(nlohmann::json::object());
+    const auto* finding = find(report, "use_mtime=True");
     ASSERT_NE(finding, nullptr);
     EXPECT_TRUE(finding->safe);
 }
