@@ -35,20 +35,6 @@ bool names_its_step(const std::optional<std::string>& bytes, std::int64_t step) 
            found->get<std::int64_t>() == step;
 }
 
-// Whether the output directory or one of its parents is a symlink in the view: the listing
-// does not follow links, is_dir_in does.
-bool output_dir_behind_link(const SimFileSystem& fs, FsView view) {
-    const std::string_view output = kOutputDir;
-    for (std::size_t end = output.find('/', 1);; end = output.find('/', end + 1)) {
-        if (fs.link_target_in(view, output.substr(0, end))) {
-            return true;
-        }
-        if (end == std::string_view::npos) {
-            return false;
-        }
-    }
-}
-
 }  // namespace
 
 // A view changes only through these: the visible one through every mutating call, the durable
@@ -120,34 +106,21 @@ void RetainedBestChecker::on(const CrashPointPassed& e) {
 }
 
 // The known checkpoints that may be directories of the view, ascending: those the output
-// directory's listing names, so a check costs what the disk holds, not every checkpoint the run
-// ever began. When the output directory is itself a link (the listing does not follow it),
-// every known checkpoint is a candidate. read_view still tests each with is_dir_in.
+// directory's listing (through any link, as read_view's is_dir_in) names, so a check costs what
+// the disk holds, not every checkpoint the run ever began.
 const std::vector<const RetainedBestChecker::KnownCheckpoint*>& RetainedBestChecker::candidates_in(
     FsView view) {
     auto& candidates = candidates_;
     candidates.clear();
-    const auto& fs = context_.fs;
-    if (output_dir_behind_link(fs, view)) {
-        for (const auto& known : known_) {
-            candidates.push_back(&known);
-        }
-        return candidates;
-    }
-    const std::string_view prefix = kOutputDir;
-    for (const auto& path : fs.list_recursive(view)) {
-        const std::string_view entry = path;
-        if (entry.size() <= prefix.size() + 1 || !entry.starts_with(prefix) || entry[prefix.size()] != '/' ||
-            entry.find('/', prefix.size() + 1) != std::string_view::npos) {
-            continue;
-        }
-        const auto step = checkpoint_step_of(entry.substr(prefix.size() + 1));
+    const std::size_t name_at = std::string_view(kOutputDir).size() + 1;
+    for (const auto name : context_.fs.entry_names_in(view, kOutputDir)) {
+        const auto step = checkpoint_step_of(name);
         if (!step) {
             continue;
         }
         const auto at = std::lower_bound(known_.begin(), known_.end(), *step,
                                          [](const KnownCheckpoint& k, std::int64_t s) { return k.step < s; });
-        if (at != known_.end() && at->step == *step && at->directory == entry) {
+        if (at != known_.end() && at->step == *step && std::string_view(at->directory).substr(name_at) == name) {
             candidates.push_back(&*at);
         }
     }

@@ -42,12 +42,9 @@ std::string describe_steps(const std::vector<std::int64_t>& steps) {
 std::vector<std::int64_t> checkpoint_steps_in(const SimFileSystem& fs, FsView view) {
     const std::string prefix = std::string(kOutputDir) + "/";
     std::vector<std::int64_t> steps;
-    for (const auto& path : fs.list_recursive(view)) {
-        if (!path.starts_with(prefix) || path.find('/', prefix.size()) != std::string::npos) {
-            continue;
-        }
-        const auto step = checkpoint_step_of(std::string_view(path).substr(prefix.size()));
-        if (step && fs.is_dir_in(view, path)) {
+    for (const auto name : fs.entry_names_in(view, kOutputDir)) {
+        const auto step = checkpoint_step_of(name);
+        if (step && fs.is_dir_in(view, prefix + std::string(name))) {
             steps.push_back(*step);
         }
     }

@@ -36,7 +36,8 @@ class RetentionChecker {
     std::optional<Publication> publication_;
 };
 
-// The steps of the checkpoint-N directories directly under the output directory, ascending.
+// The steps of the checkpoint-N directories directly under the output directory (reached through
+// any link, as the trainer reaches it), ascending.
 std::vector<std::int64_t> checkpoint_steps_in(const SimFileSystem& fs, FsView view);
 std::vector<std::int64_t> visible_checkpoint_steps(const SimFileSystem& fs);
 // N for a name "checkpoint-N" (decimal digits only), the checkers' own reading of the layout.

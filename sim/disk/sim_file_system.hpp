@@ -175,6 +175,10 @@ class SimFileSystem final : public ckpt::FileSystem {
     // Whether `path` is a regular file holding exactly `expected`, without copying it: oracles
     // compare what the disk holds with what was written at every crash point.
     bool content_equals(FsView view, std::string_view path, std::string_view expected) const;
+    // The names in directory `path` of the view (links followed, as is_dir_in does), ascending;
+    // empty when it is not a directory. Oracles list one directory at every crash point, so this
+    // builds no paths: the views are valid until the file system next changes.
+    std::vector<std::string_view> entry_names_in(FsView view, std::string_view path) const;
     bool durably_exists(std::string_view path) const { return exists_in(FsView::durable, path); }
     std::optional<std::string> durable_content(std::string_view path) const {
         return content_in(FsView::durable, path);

@@ -331,6 +331,20 @@ std::optional<std::string> SimFileSystem::link_target_in(FsView view, std::strin
     return node(found.inode).target;
 }
 
+std::vector<std::string_view> SimFileSystem::entry_names_in(FsView view, std::string_view path) const {
+    std::vector<std::string_view> names;
+    const Lookup found = lookup(view, path, true);
+    if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::directory) {
+        return names;
+    }
+    const Entries& children = entries(node(found.inode), view);
+    names.reserve(children.size());
+    for (const auto& [name, inode] : children) {
+        names.push_back(name);
+    }
+    return names;
+}
+
 std::vector<FsEntry> SimFileSystem::snapshot(FsView view) const {
     std::vector<FsEntry> out;
     // An explicit stack instead of recursion. Children go on in reverse, so the smallest name is
