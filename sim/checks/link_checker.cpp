@@ -2,7 +2,6 @@
 // point only when the disk changed since the last check, which keeps every passage cheap.
 #include "sim/checks/link_checker.hpp"
 
-#include <numeric>
 #include <string>
 
 #include "policy/output_dir/checkpoint_layout.hpp"
@@ -70,9 +69,9 @@ void LinkChecker::on(const CrashPointPassed& e) {
         commit_sidecar_before_link_ = true;
     }
     const auto& fs = context_.fs;
-    // Re-check only when the disk changed since the last check: most passages are plain steps.
-    const auto& ops = fs.stats().operations;
-    const auto changes = std::accumulate(ops.begin(), ops.end(), std::uint64_t{0});
+    // Re-check only when the visible view changed since the last check: most passages are plain
+    // steps, and a read changes nothing.
+    const auto changes = fs.stats().changes_to(FsView::visible);
     const bool fresh = changes != link_checked_at_ops_;
     if (fresh) {
         link_checked_at_ops_ = changes;

@@ -34,7 +34,7 @@ class LinkChecker {
     void check_retention_at_end(std::int64_t link);
 
     const CheckerContext& context_;
-    std::uint64_t link_checked_at_ops_ = UINT64_MAX;  // file-system operation count of the last check
+    std::uint64_t link_checked_at_ops_ = UINT64_MAX;  // FsStats::changes_to(visible) at the last check
     bool link_check_was_ok_ = true;
     std::optional<std::int64_t> link_checked_step_;
     std::uint64_t save_window_dangling_ = 0;

@@ -1,5 +1,5 @@
 // The disk invariant of retained_best_checker.hpp. Each view is read only when it changed since
-// its last check (view_signature), so a plain training step costs two small sums. The resume rule and
+// its last check (FsStats::changes_to), so a plain training step costs two small sums. The resume rule and
 // completeness are restated here; nothing of policy/output_dir is called.
 #include "sim/checks/retained_best_checker.hpp"
 
@@ -37,21 +37,6 @@ bool names_its_step(const std::optional<std::string>& bytes, std::int64_t step) 
 
 }  // namespace
 
-// A view changes only through these: the visible one through every mutating call, the durable
-// one through the fsyncs (reads and stats change neither). Crashes and damage change both.
-std::uint64_t RetainedBestChecker::view_signature(FsView view) const noexcept {
-    const auto& stats = context_.fs.stats();
-    std::uint64_t changes = stats.power_losses + stats.corruptions;
-    if (view == FsView::durable) {
-        return changes + stats.count(FsOp::fsync_file) + stats.count(FsOp::fsync_dir);
-    }
-    for (const auto op :
-         {FsOp::write_file, FsOp::rename, FsOp::unlink, FsOp::mkdir, FsOp::rmdir, FsOp::symlink}) {
-        changes += stats.count(op);
-    }
-    return changes;
-}
-
 void RetainedBestChecker::on(const IncarnationBegan& e) {
     recovery_ran_ = false;
     reported_ = false;
@@ -60,7 +45,7 @@ void RetainedBestChecker::on(const IncarnationBegan& e) {
     }
     // The disk as the crash left it (after a power loss: what survived), before any rank runs.
     for (const auto view : {FsView::visible, FsView::durable}) {
-        checked_at_[static_cast<std::size_t>(view)] = view_signature(view);
+        checked_at_[static_cast<std::size_t>(view)] = context_.fs.stats().changes_to(view);
         check_view(view, false, "the restart");
     }
 }
@@ -96,7 +81,7 @@ void RetainedBestChecker::on(const CrashPointPassed& e) {
         return;
     }
     for (const auto view : {FsView::visible, FsView::durable}) {
-        const auto signature = view_signature(view);
+        const auto signature = context_.fs.stats().changes_to(view);
         auto& checked = checked_at_[static_cast<std::size_t>(view)];
         if (signature != checked) {  // else nothing changed in this view since it was judged
             checked = signature;

@@ -54,14 +54,13 @@ class RetainedBestChecker {
     void check_link(const ViewReading& reading, FsView view, bool recovery_ran, std::string_view where);
     void check_kept(const ViewReading& reading, FsView view, std::string_view where);
     void check_resume_source(const ViewReading& reading, FsView view, std::string_view where);
-    std::uint64_t view_signature(FsView view) const noexcept;
     void report(FsView view, std::string_view where, const std::string& what);
 
     const CheckerContext& context_;
     std::vector<KnownCheckpoint> known_;              // ascending by step
     std::vector<const KnownCheckpoint*> candidates_;  // reused by candidates_in
     ViewReading reading_;  // reused, so a check allocates nothing in the steady state
-    std::array<std::uint64_t, 2> checked_at_{UINT64_MAX, UINT64_MAX};  // view_signature() by view
+    std::array<std::uint64_t, 2> checked_at_{UINT64_MAX, UINT64_MAX};  // FsStats::changes_to by view
     // The checkpoint written but not yet committed (its on_save, or the recovery of the next
     // on_train_begin, publishes it): the link may still name the previous best.
     std::optional<std::int64_t> unpublished_;

@@ -100,6 +100,20 @@ struct FsStats {
 
     std::uint64_t count(FsOp op) const noexcept { return operations[static_cast<std::size_t>(op)]; }
     std::uint64_t fsyncs() const noexcept { return count(FsOp::fsync_file) + count(FsOp::fsync_dir); }
+    // Moves whenever the view may have changed: the visible one through every mutating call, the
+    // durable one through the fsyncs, both through power losses and damage. Reads and stats move
+    // neither, so an oracle re-reads a view at a crash point only when this moved.
+    std::uint64_t changes_to(FsView view) const noexcept {
+        std::uint64_t changes = power_losses + corruptions;
+        if (view == FsView::durable) {
+            return changes + fsyncs();
+        }
+        for (const auto op : {FsOp::write_file, FsOp::rename, FsOp::unlink, FsOp::mkdir, FsOp::rmdir,
+                              FsOp::remove_tree, FsOp::symlink}) {
+            changes += count(op);
+        }
+        return changes;
+    }
 };
 
 // An in-memory file system with the crash model of DESIGN.md, behind the same FileSystem port
