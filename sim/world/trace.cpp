@@ -8,10 +8,6 @@ namespace ckpt::sim {
 
 void Trace::record(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
                    const nlohmann::json& details) {
-    // Keys are written in a fixed order by hand: nlohmann sorts object keys, which would bury
-    // the time and kind in the middle of each line.
-    std::string line = "{\"t\":" + std::to_string(time_ms) + ",\"inc\":" + std::to_string(incarnation) +
-                       ",\"rank\":" + std::to_string(rank) + ",\"kind\":" + nlohmann::json(kind).dump();
     // A detail named like an envelope key would make a line with duplicate keys, which JSON
     // readers resolve silently: the trace would no longer say what happened.
     for (const char* reserved : {"t", "inc", "rank", "kind"}) {
@@ -21,11 +17,28 @@ void Trace::record(std::int64_t time_ms, int incarnation, int rank, std::string_
     }
     if (details.is_object() && !details.empty()) {
         const auto body = details.dump();
-        line += ",";
-        line.append(body, 1, body.size() - 1);  // the object's members without its braces
+        write_line(time_ms, incarnation, rank, kind, std::string_view(body).substr(1, body.size() - 2));
     } else {
-        line += "}";
+        write_line(time_ms, incarnation, rank, kind, {});
     }
+}
+
+void Trace::record(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
+                   const TraceFields& details) {
+    write_line(time_ms, incarnation, rank, kind, details.members());
+}
+
+void Trace::write_line(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
+                       std::string_view members) {
+    // Keys are written in a fixed order by hand: nlohmann sorts object keys, which would bury
+    // the time and kind in the middle of each line.
+    std::string line = "{\"t\":" + std::to_string(time_ms) + ",\"inc\":" + std::to_string(incarnation) +
+                       ",\"rank\":" + std::to_string(rank) + ",\"kind\":" + nlohmann::json(kind).dump();
+    if (!members.empty()) {
+        line += ",";
+        line += members;
+    }
+    line += "}";
     hash_.update(line);
     hash_.update("\n");
     ++events_;

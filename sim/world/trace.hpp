@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/base/trace_hash.hpp"
+#include "sim/world/trace_fields.hpp"
 
 namespace ckpt::sim {
 
@@ -27,6 +28,9 @@ class Trace {
     // `time_ms` is virtual time; `rank` is -1 for job-level events.
     void record(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
                 const nlohmann::json& details = nlohmann::json::object());
+    // The same line from members written straight to text: the hot events' form.
+    void record(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
+                const TraceFields& details);
 
     std::string hash_hex() const { return hash_.hex(); }
     std::uint64_t hash() const noexcept { return hash_.value(); }
@@ -34,6 +38,9 @@ class Trace {
     const std::vector<std::string>& lines() const noexcept { return lines_; }
 
   private:
+    void write_line(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
+                    std::string_view members);
+
     bool keep_lines_;
     TraceHash hash_;
     std::uint64_t events_ = 0;

@@ -1,5 +1,6 @@
 // The trace lines the events stand for, with exactly the fields the run's trace has always
-// had (nlohmann sorts keys, so the order of fields here does not matter).
+// had. TraceFields writes them straight to text and needs them in nlohmann's (ascending) key
+// order, which is the order below.
 #include "sim/world/trace_sink.hpp"
 
 namespace ckpt::sim {
@@ -7,23 +8,25 @@ namespace ckpt::sim {
 using nlohmann::json;
 
 void TraceSink::on(const IncarnationBegan& e) {
-    record(-1, "start", {{"ranks", e.ranks}, {"resume_step", e.resume_step ? json(*e.resume_step) : json()}});
+    record(-1, "start", TraceFields().integer("ranks", e.ranks).integer_or_null("resume_step", e.resume_step));
 }
 
 void TraceSink::on(const ResumeSourceChosen& e) {
-    record(-1, "resume", {{"checkpoint", e.name}, {"complete", e.complete}});
+    record(-1, "resume", TraceFields().string("checkpoint", e.name).boolean("complete", e.complete));
 }
 
 namespace {
 
 // The policy state as the readable trace shows it: best, streak, evaluations, stop.
-json state_json(const CheckpointEvaluationState& s) {
-    return {{"best_score", s.best_score ? json(*s.best_score) : json()},
-            {"best_step", s.best_step ? json(*s.best_step) : json()},
-            {"best_is_external", s.best_is_external},
-            {"streak", s.lower_score_streak},
-            {"evaluations", s.evaluation_count},
-            {"stop_requested", s.stop_requested}};
+TraceFields state_fields(const CheckpointEvaluationState& s) {
+    TraceFields fields;
+    fields.boolean("best_is_external", s.best_is_external)
+        .number_or_null("best_score", s.best_score)
+        .integer_or_null("best_step", s.best_step)
+        .integer("evaluations", s.evaluation_count)
+        .boolean("stop_requested", s.stop_requested)
+        .integer("streak", s.lower_score_streak);
+    return fields;
 }
 
 // The evaluation count a stored callback state holds, wherever its exporter nested it.
@@ -57,70 +60,72 @@ void TraceSink::on(const TrainBegan& e) {
         source =
             checkpoint_evaluations_.value_or(0) == e.restored.evaluation_count ? "checkpoint" : "sidecar";
     }
-    record(0, "restored", {{"source", source}, {"state", state_json(e.restored)}});
+    record(0, "restored", TraceFields().string("source", source).object("state", state_fields(e.restored)));
     checkpoint_evaluations_.reset();
 }
 
 void TraceSink::on(const SidecarPersisted& e) {
-    record(0, "sidecar", {{"evaluations", e.state.evaluation_count}});
+    record(0, "sidecar", TraceFields().integer("evaluations", e.state.evaluation_count));
 }
 
 void TraceSink::on(const DecisionMade& e) {
     record(0, "evaluation",
-           {{"step", e.step},
-            {"score", e.score},
-            {"reason", to_string(e.decision.reason)},
-            {"streak", e.decision.lower_score_streak},
-            {"stop", e.decision.should_stop},
-            {"state", state_json(e.after)}});
+           TraceFields()
+               .string("reason", to_string(e.decision.reason))
+               .number("score", e.score)
+               .object("state", state_fields(e.after))
+               .integer("step", e.step)
+               .boolean("stop", e.decision.should_stop)
+               .integer("streak", e.decision.lower_score_streak));
 }
 
 void TraceSink::on(const CheckpointStarted& e) {
-    record(0, "checkpoint", {{"step", e.step}});
+    record(0, "checkpoint", TraceFields().integer("step", e.step));
 }
 
 void TraceSink::on(const Committed& e) {
-    record(0, "commit", {{"step", e.step}});
+    record(0, "commit", TraceFields().integer("step", e.step));
 }
 
 void TraceSink::on(const LinkPublished& e) {
-    record(0, "link", {{"target", e.target}});
+    record(0, "link", TraceFields().string("target", e.target));
 }
 
 void TraceSink::on(const CrashInjected& e) {
     if (e.scope == CrashScope::rank) {
-        record(e.rank, "crash", {{"point", to_string(e.point)}, {"scope", "rank"}});
+        record(e.rank, "crash", TraceFields().string("point", to_string(e.point)).string("scope", "rank"));
     } else {
-        record(0, "crash", {{"point", to_string(e.point)}, {"scope", "job"}, {"crash_kind", e.label}});
+        record(0, "crash",
+               TraceFields().string("crash_kind", e.label).string("point", to_string(e.point)).string("scope", "job"));
     }
 }
 
 void TraceSink::on(const RankDeathInjected& e) {
     if (e.mid_broadcast) {
-        record(e.rank, "rank_death", {{"mid_broadcast", true}});
+        record(e.rank, "rank_death", TraceFields().boolean("mid_broadcast", true));
     } else {
-        record(e.rank, "rank_death");
+        record(e.rank, "rank_death", TraceFields());
     }
 }
 
 void TraceSink::on(const SidecarCorrupted& e) {
-    record(-1, "corrupt", {{"path", e.path}});
+    record(-1, "corrupt", TraceFields().string("path", e.path));
 }
 
 void TraceSink::on(const CheckpointCorrupted& e) {
-    record(-1, "corrupt", {{"checkpoint", e.step}});
+    record(-1, "corrupt", TraceFields().integer("checkpoint", e.step));
 }
 
 void TraceSink::on(const Preempted& e) {
-    record(-1, "preemption", {{"after", e.after}});
+    record(-1, "preemption", TraceFields().string("after", e.after));
 }
 
 void TraceSink::on(const IoErrorInjected& e) {
-    record(0, "io_error", {{"target", to_string(e.target)}, {"path", e.path}});
+    record(0, "io_error", TraceFields().string("path", e.path).string("target", to_string(e.target)));
 }
 
 void TraceSink::on(const BestModelLoading& e) {
-    record(0, "best_model_loading", {{"step", e.step}, {"found", e.found}});
+    record(0, "best_model_loading", TraceFields().boolean("found", e.found).integer("step", e.step));
 }
 
 }  // namespace ckpt::sim

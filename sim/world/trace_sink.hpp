@@ -19,6 +19,9 @@ class TraceSink {
     void record(int rank, std::string_view kind, const nlohmann::json& details = nlohmann::json::object()) {
         trace_.record(clock_.now_ms(), incarnation_, rank, kind, details);
     }
+    void record(int rank, std::string_view kind, const TraceFields& details) {
+        trace_.record(clock_.now_ms(), incarnation_, rank, kind, details);
+    }
 
     void on(const IncarnationBegan& e);
     void on(const ResumeSourceChosen& e);

@@ -1,0 +1,103 @@
+// TraceFields: nlohmann's compact dump() of an object, member by member. Plain printable ASCII
+// is copied between quotes (dump() escapes nothing there); any other string goes through
+// nlohmann, so escapes and UTF-8 checks are its own.
+#include "sim/world/trace_fields.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace ckpt::sim {
+
+namespace {
+
+bool needs_no_escape(std::string_view text) {
+    return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; });
+}
+
+void append_quoted(std::string& out, std::string_view plain) {
+    out += '"';
+    out += plain;
+    out += '"';
+}
+
+}  // namespace
+
+void TraceFields::open_member(std::string_view key) {
+    // The envelope's keys are Trace's own; no member of a line, nested or not, reuses one.
+    static constexpr std::array<std::string_view, 4> kEnvelope{"t", "inc", "rank", "kind"};
+    if (std::find(kEnvelope.begin(), kEnvelope.end(), key) != kEnvelope.end()) {
+        throw std::logic_error("trace detail uses the reserved key '" + std::string(key) + "'");
+    }
+    if (!text_.empty() && key <= last_key_) {
+        throw std::logic_error("trace detail '" + std::string(key) + "' is not after '" + last_key_ +
+                               "': nlohmann would order the keys differently");
+    }
+    // Escaped before anything is written, so a key nlohmann refuses leaves the fields as they were.
+    const std::string escaped = needs_no_escape(key) ? std::string() : nlohmann::json(key).dump();
+    if (!text_.empty()) {
+        text_ += ',';
+    }
+    if (escaped.empty()) {
+        append_quoted(text_, key);
+    } else {
+        text_ += escaped;
+    }
+    last_key_ = key;
+    text_ += ':';
+}
+
+TraceFields& TraceFields::null(std::string_view key) {
+    open_member(key);
+    text_ += "null";
+    return *this;
+}
+
+TraceFields& TraceFields::integer(std::string_view key, std::int64_t value) {
+    open_member(key);
+    text_ += std::to_string(value);
+    return *this;
+}
+
+TraceFields& TraceFields::integer_or_null(std::string_view key, std::optional<std::int64_t> value) {
+    return value ? integer(key, *value) : null(key);
+}
+
+TraceFields& TraceFields::number(std::string_view key, double value) {
+    open_member(key);
+    text_ += nlohmann::json(value).dump();  // nlohmann's shortest round-trip form, "1.0", "null"
+    return *this;
+}
+
+TraceFields& TraceFields::number_or_null(std::string_view key, std::optional<double> value) {
+    return value ? number(key, *value) : null(key);
+}
+
+TraceFields& TraceFields::boolean(std::string_view key, bool value) {
+    open_member(key);
+    text_ += value ? "true" : "false";
+    return *this;
+}
+
+TraceFields& TraceFields::string(std::string_view key, std::string_view value) {
+    if (needs_no_escape(value)) {
+        open_member(key);
+        append_quoted(text_, value);
+        return *this;
+    }
+    // Escaped before the member opens: a value nlohmann refuses (not UTF-8) leaves no half member.
+    const auto escaped = nlohmann::json(value).dump();
+    open_member(key);
+    text_ += escaped;
+    return *this;
+}
+
+TraceFields& TraceFields::object(std::string_view key, const TraceFields& members) {
+    open_member(key);
+    text_ += '{';
+    text_ += members.text_;
+    text_ += '}';
+    return *this;
+}
+
+}  // namespace ckpt::sim
