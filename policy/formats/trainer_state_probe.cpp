@@ -1,86 +1,417 @@
-// The probe as a SAX parser: it validates the whole text but keeps only the top-level
-// global_step, so a large trainer_state.json costs no allocation of its tree.
+// The probe as a one-pass validating scanner: it checks the whole text against the grammar
+// nlohmann::json::parse accepts (RFC 8259, UTF-8 validated, a leading byte-order mark skipped,
+// no comments, no trailing commas, no NaN) and keeps only the top-level global_step. No tree,
+// no token strings: nlohmann's lexer copied every byte of every token, which made this probe the
+// largest single cost of a commit. Nesting is followed on an explicit stack, so depth costs no
+// native stack. trainer_state_probe_test.cpp holds it to nlohmann's answer on mutated texts.
 #include "policy/formats/trainer_state_probe.hpp"
 
+#include <cstring>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "policy/formats/recent_probe_results.hpp"
 
 namespace ckpt {
 namespace {
 
-// Follows nesting depth and the last key at the top level; ignores every other value.
-class GlobalStepProbe final : public nlohmann::json_sax<nlohmann::json> {
-  public:
-    std::optional<std::int64_t> global_step;
-    bool top_level_is_object = false;
+constexpr std::string_view kGlobalStep = "global_step";
 
-    bool null() override { return value(); }
-    bool boolean(bool /*v*/) override { return value(); }
-    bool number_integer(number_integer_t v) override { return integer(v); }
-    bool number_unsigned(number_unsigned_t v) override {
-        return v <= static_cast<number_unsigned_t>(INT64_MAX) ? integer(static_cast<std::int64_t>(v))
-                                                              : value();
-    }
-    bool number_float(number_float_t /*v*/, const string_t& /*s*/) override { return value(); }
-    bool string(string_t& /*v*/) override { return value(); }
-    bool binary(binary_t& /*v*/) override { return value(); }
-    bool start_object(std::size_t /*n*/) override {
-        if (depth_ == 0) {
-            top_level_is_object = true;
+class GlobalStepScanner {
+  public:
+    explicit GlobalStepScanner(std::string_view text) : at_(text.data()), end_(text.data() + text.size()) {}
+
+    // The step, or nullopt for an invalid document, a top level that is not an object, or a
+    // global_step (the last one, as in a parsed object) that is not an int64 integer.
+    std::optional<std::int64_t> scan() {
+        if (!skip_byte_order_mark()) {
+            return std::nullopt;
         }
-        ++depth_;
-        return true;
-    }
-    bool key(string_t& k) override {
-        key_is_global_step_ = depth_ == 1 && k == "global_step";
-        return true;
-    }
-    bool end_object() override {
-        --depth_;
-        key_is_global_step_ = false;
-        return true;
-    }
-    bool start_array(std::size_t /*n*/) override {
-        ++depth_;
-        key_is_global_step_ = false;
-        return true;
-    }
-    bool end_array() override {
-        --depth_;
-        return true;
-    }
-    bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
-                     const nlohmann::detail::exception& /*error*/) override {
-        return false;
+        skip_whitespace();
+        if (at_ == end_ || *at_ != '{') {
+            return std::nullopt;  // valid or not, it is not an object
+        }
+        if (!scan_document()) {
+            return std::nullopt;
+        }
+        skip_whitespace();
+        return at_ == end_ ? step_ : std::nullopt;
     }
 
   private:
-    bool value() {
-        if (key_is_global_step_) {
-            global_step.reset();  // a later non-integer global_step wins, as in a parsed object
+    // nlohmann skips a UTF-8 byte-order mark and refuses a text that starts with part of one.
+    bool skip_byte_order_mark() {
+        if (at_ == end_ || static_cast<unsigned char>(*at_) != 0xEF) {
+            return true;
         }
-        key_is_global_step_ = false;
-        return true;
-    }
-    bool integer(std::int64_t v) {
-        if (key_is_global_step_) {
-            global_step = v;
+        if (end_ - at_ < 3 || static_cast<unsigned char>(at_[1]) != 0xBB ||
+            static_cast<unsigned char>(at_[2]) != 0xBF) {
+            return false;
         }
-        key_is_global_step_ = false;
+        at_ += 3;
         return true;
     }
 
-    int depth_ = 0;
-    bool key_is_global_step_ = false;
+    void skip_whitespace() {
+        while (at_ != end_ && (*at_ == ' ' || *at_ == '\t' || *at_ == '\n' || *at_ == '\r')) {
+            ++at_;
+        }
+    }
+
+    // Values until the top-level object closes. `open_` holds '{' or '[' per open container.
+    bool scan_document() {
+        for (;;) {
+            if (!scan_value()) {
+                return false;
+            }
+            if (opened_) {
+                opened_ = false;
+                continue;  // a container opened: its first value comes next
+            }
+            // After a value: close containers and find where the next value starts.
+            for (;;) {
+                if (open_.empty()) {
+                    return true;
+                }
+                skip_whitespace();
+                if (at_ == end_) {
+                    return false;
+                }
+                const char closer = open_.back() == '{' ? '}' : ']';
+                if (*at_ == closer) {
+                    ++at_;
+                    open_.pop_back();
+                    continue;
+                }
+                if (*at_ != ',') {
+                    return false;
+                }
+                ++at_;
+                if (open_.back() == '{' && !scan_member_name()) {
+                    return false;
+                }
+                break;
+            }
+        }
+    }
+
+    // One value; a non-empty container is opened (its first member name read), left open, and
+    // flagged in opened_.
+    bool scan_value() {
+        skip_whitespace();
+        if (at_ == end_) {
+            return false;
+        }
+        const bool is_step = value_is_global_step_;
+        value_is_global_step_ = false;
+        if (is_step) {
+            step_.reset();  // anything but an integer that fits replaces an earlier step with none
+        }
+        switch (*at_) {
+            case '{':
+            case '[': {
+                const char opener = *at_++;
+                skip_whitespace();
+                if (at_ != end_ && *at_ == (opener == '{' ? '}' : ']')) {
+                    ++at_;  // empty: nothing stays open
+                    return true;
+                }
+                open_.push_back(opener);
+                opened_ = true;
+                return opener == '[' || scan_member_name();
+            }
+            case '"':
+                return scan_string(nullptr);
+            case 't':
+                return scan_literal("true");
+            case 'f':
+                return scan_literal("false");
+            case 'n':
+                return scan_literal("null");
+            default:
+                return scan_number(is_step);
+        }
+    }
+
+    // `"name"` and its colon. A name directly in the top-level object is decoded, to see
+    // global_step however it is escaped.
+    bool scan_member_name() {
+        skip_whitespace();
+        if (at_ == end_ || *at_ != '"') {
+            return false;
+        }
+        const bool top_level = open_.size() == 1;
+        name_.clear();
+        if (!scan_string(top_level ? &name_ : nullptr)) {
+            return false;
+        }
+        skip_whitespace();
+        if (at_ == end_ || *at_ != ':') {
+            return false;
+        }
+        ++at_;
+        value_is_global_step_ = top_level && name_ == kGlobalStep;
+        return true;
+    }
+
+    bool scan_literal(std::string_view word) {
+        if (static_cast<std::size_t>(end_ - at_) < word.size() || std::memcmp(at_, word.data(), word.size()) != 0) {
+            return false;
+        }
+        at_ += word.size();
+        return true;
+    }
+
+    // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. A plain integer within int64 is kept when
+    // it is the global_step; nlohmann reads any other number (fraction, exponent, beyond int64)
+    // as no int64 integer.
+    bool scan_number(bool is_step) {
+        const bool negative = at_ != end_ && *at_ == '-';
+        if (negative) {
+            ++at_;
+        }
+        if (at_ == end_ || !is_digit(*at_)) {
+            return false;
+        }
+        std::uint64_t magnitude = 0;
+        bool fits = true;
+        if (*at_ == '0') {
+            ++at_;
+        } else {
+            while (at_ != end_ && is_digit(*at_)) {
+                const auto digit = static_cast<std::uint64_t>(*at_++ - '0');
+                if (magnitude > (UINT64_MAX - digit) / 10) {
+                    fits = false;
+                }
+                magnitude = fits ? magnitude * 10 + digit : magnitude;
+            }
+        }
+        bool integer = true;
+        if (at_ != end_ && *at_ == '.') {
+            ++at_;
+            integer = false;
+            if (!scan_digits()) {
+                return false;
+            }
+        }
+        if (at_ != end_ && (*at_ == 'e' || *at_ == 'E')) {
+            ++at_;
+            integer = false;
+            if (at_ != end_ && (*at_ == '+' || *at_ == '-')) {
+                ++at_;
+            }
+            if (!scan_digits()) {
+                return false;
+            }
+        }
+        constexpr auto kMaxPositive = static_cast<std::uint64_t>(INT64_MAX);
+        if (is_step && integer && fits && magnitude <= kMaxPositive + (negative ? 1 : 0)) {
+            step_ = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+        }
+        return true;
+    }
+
+    bool scan_digits() {
+        if (at_ == end_ || !is_digit(*at_)) {
+            return false;
+        }
+        while (at_ != end_ && is_digit(*at_)) {
+            ++at_;
+        }
+        return true;
+    }
+
+    // A string from its opening quote: escapes (\u with surrogate pairs), no control
+    // characters, UTF-8 as RFC 3629 draws it. `decoded`, when given, receives its value.
+    bool scan_string(std::string* decoded) {
+        ++at_;
+        for (;;) {
+            if (at_ == end_) {
+                return false;
+            }
+            const auto byte = static_cast<unsigned char>(*at_);
+            if (byte == '"') {
+                ++at_;
+                return true;
+            }
+            if (byte == '\\') {
+                if (!scan_escape(decoded)) {
+                    return false;
+                }
+            } else if (byte < 0x20) {
+                return false;
+            } else if (byte < 0x80) {
+                if (decoded != nullptr) {
+                    decoded->push_back(static_cast<char>(byte));
+                }
+                ++at_;
+            } else {
+                const char* start = at_;
+                if (!scan_utf8_sequence()) {
+                    return false;
+                }
+                if (decoded != nullptr) {
+                    decoded->append(start, at_);
+                }
+            }
+        }
+    }
+
+    bool scan_escape(std::string* decoded) {
+        ++at_;  // the backslash
+        if (at_ == end_) {
+            return false;
+        }
+        const char kind = *at_++;
+        char plain = 0;
+        switch (kind) {
+            case '"':
+            case '\\':
+            case '/':
+                plain = kind;
+                break;
+            case 'b':
+                plain = '\b';
+                break;
+            case 'f':
+                plain = '\f';
+                break;
+            case 'n':
+                plain = '\n';
+                break;
+            case 'r':
+                plain = '\r';
+                break;
+            case 't':
+                plain = '\t';
+                break;
+            case 'u':
+                return scan_unicode_escape(decoded);
+            default:
+                return false;
+        }
+        if (decoded != nullptr) {
+            decoded->push_back(plain);
+        }
+        return true;
+    }
+
+    // After "\u": four hex digits; a high surrogate must be followed by "\u" and a low one.
+    bool scan_unicode_escape(std::string* decoded) {
+        auto code_point = read_hex4();
+        if (!code_point) {
+            return false;
+        }
+        if (*code_point >= 0xDC00 && *code_point <= 0xDFFF) {
+            return false;  // a low surrogate with no high one before it
+        }
+        if (*code_point >= 0xD800 && *code_point <= 0xDBFF) {
+            if (end_ - at_ < 2 || at_[0] != '\\' || at_[1] != 'u') {
+                return false;
+            }
+            at_ += 2;
+            const auto low = read_hex4();
+            if (!low || *low < 0xDC00 || *low > 0xDFFF) {
+                return false;
+            }
+            code_point = 0x10000 + ((*code_point - 0xD800) << 10) + (*low - 0xDC00);
+        }
+        if (decoded != nullptr) {
+            append_utf8(*decoded, *code_point);
+        }
+        return true;
+    }
+
+    std::optional<std::uint32_t> read_hex4() {
+        if (end_ - at_ < 4) {
+            return std::nullopt;
+        }
+        std::uint32_t value = 0;
+        for (int i = 0; i < 4; ++i) {
+            const char c = *at_++;
+            std::uint32_t digit = 0;
+            if (c >= '0' && c <= '9') {
+                digit = static_cast<std::uint32_t>(c - '0');
+            } else if (c >= 'a' && c <= 'f') {
+                digit = static_cast<std::uint32_t>(c - 'a' + 10);
+            } else if (c >= 'A' && c <= 'F') {
+                digit = static_cast<std::uint32_t>(c - 'A' + 10);
+            } else {
+                return std::nullopt;
+            }
+            value = value * 16 + digit;
+        }
+        return value;
+    }
+
+    static void append_utf8(std::string& out, std::uint32_t code_point) {
+        if (code_point < 0x80) {
+            out.push_back(static_cast<char>(code_point));
+        } else if (code_point < 0x800) {
+            out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
+            out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+        } else if (code_point < 0x10000) {
+            out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
+            out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+        } else {
+            out.push_back(static_cast<char>(0xF0 | (code_point >> 18)));
+            out.push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+        }
+    }
+
+    // One multi-byte UTF-8 sequence: the lead byte fixes the range of the second byte (no
+    // overlong forms, no surrogates, nothing past U+10FFFF); later bytes are 80..BF.
+    bool scan_utf8_sequence() {
+        const auto lead = static_cast<unsigned char>(*at_);
+        unsigned char second_low = 0x80;
+        unsigned char second_high = 0xBF;
+        int continuation = 0;
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            continuation = 1;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            continuation = 2;
+            second_low = lead == 0xE0 ? 0xA0 : 0x80;
+            second_high = lead == 0xED ? 0x9F : 0xBF;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            continuation = 3;
+            second_low = lead == 0xF0 ? 0x90 : 0x80;
+            second_high = lead == 0xF4 ? 0x8F : 0xBF;
+        } else {
+            return false;
+        }
+        if (end_ - at_ <= continuation) {
+            return false;
+        }
+        for (int i = 1; i <= continuation; ++i) {
+            const auto byte = static_cast<unsigned char>(at_[i]);
+            const unsigned char low = i == 1 ? second_low : 0x80;
+            const unsigned char high = i == 1 ? second_high : 0xBF;
+            if (byte < low || byte > high) {
+                return false;
+            }
+        }
+        at_ += continuation + 1;
+        return true;
+    }
+
+    static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+    const char* at_;
+    const char* end_;
+    std::string open_;  // '{' or '[' per open container, innermost last
+    std::string name_;  // the last top-level member name, decoded
+    bool value_is_global_step_ = false;
+    bool opened_ = false;
+    std::optional<std::int64_t> step_;
 };
 
 }  // namespace
 
 std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_json) {
-    // nlohmann's lexer takes a NUL byte for the end of input, so "{...}\0junk" would pass.
+    // nlohmann's lexer takes a NUL byte for the end of input, so it refuses any text holding one
+    // (this probe did so in its nlohmann days too, and keeps the answer).
     if (trainer_state_json.find('\0') != std::string_view::npos) {
         return std::nullopt;
     }
@@ -90,10 +421,7 @@ std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_jso
     if (const auto known = recent.find(trainer_state_json)) {
         return *known;
     }
-    GlobalStepProbe probe;
-    const bool valid =
-        nlohmann::json::sax_parse(trainer_state_json.begin(), trainer_state_json.end(), &probe);
-    const auto step = valid && probe.top_level_is_object ? probe.global_step : std::nullopt;
+    const auto step = GlobalStepScanner(trainer_state_json).scan();
     recent.remember(trainer_state_json, step);
     return step;
 }

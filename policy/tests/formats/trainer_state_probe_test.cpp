@@ -1,10 +1,17 @@
 // Unit tests of the global_step probe: top level only, torn or empty text is not complete, and a
-// non-integer step is not a step. Depends on policy/formats only.
+// non-integer step is not a step. The probe is a hand-written scanner, so it is also held to
+// nlohmann::json::parse's answer (a tree, then its top-level global_step) on hand-picked edge
+// cases and on every prefix and thousands of random byte edits of a real trainer_state.json.
 #include "policy/formats/trainer_state_probe.hpp"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
 
 namespace ckpt {
 namespace {
@@ -45,6 +52,145 @@ TEST(TrainerStateProbe, RememberedAnswersFollowTheExactBytes) {
                       100 + step);
         }
     }
+}
+
+// What parsing the whole text as a tree says: an object whose global_step is an int64 integer.
+std::optional<std::int64_t> parsed_global_step(std::string_view text) {
+    if (text.find('\0') != std::string_view::npos) {
+        return std::nullopt;  // nlohmann's lexer would stop there; the probe refuses such a text
+    }
+    const auto document = nlohmann::json::parse(text, nullptr, false);
+    if (!document.is_object()) {
+        return std::nullopt;
+    }
+    const auto found = document.find("global_step");
+    if (found == document.end() || !found->is_number_integer() ||
+        (found->is_number_unsigned() && found->get<std::uint64_t>() > INT64_MAX)) {
+        return std::nullopt;
+    }
+    return found->get<std::int64_t>();
+}
+
+// A trainer_state.json as the simulated trainer writes it, with escapes and UTF-8 in it.
+std::string realistic_trainer_state() {
+    const nlohmann::json state = {
+        {"best_global_step", 20},
+        {"best_metric", 0.8125},
+        {"best_model_checkpoint", "/run/output/checkpoint-20"},
+        {"epoch", 1.5},
+        {"global_step", 30},
+        {"log_history", {{{"eval_score", -1.25e-3}, {"step", 10}}, {{"note", "caf\u00e9 \"q\" \\ \n"}}}},
+        {"stateful_callbacks",
+         {{"CheckpointEvaluationTriggerCallback",
+           {{"args", {{"patience", 3}, {"tie_policy", "reset"}}},
+            {"attributes", {{"state", {{"best_score", 0.8125}, {"stop_requested", false}, {"x", nullptr}}}}}}}}},
+        {"total_flos", 0.0},
+    };
+    return state.dump(2) + "\n";
+}
+
+TEST(TrainerStateProbe, AgreesWithAParsedTreeOnEdgeCases) {
+    const std::vector<std::string> texts = {
+        R"({"global_step": 5})",
+        "\xEF\xBB\xBF{\"global_step\": 5}",  // a byte-order mark is skipped
+        "\xEF\xBB{\"global_step\": 5}",      // part of one is not
+        R"({"global\u005fstep": 6})",          // an escaped name is the same name
+        R"({"global_step": -0})",
+        R"({"global_step": -9223372036854775808})",
+        R"({"global_step": 9223372036854775807})",
+        R"({"global_step": 9223372036854775808})",
+        R"({"global_step": 18446744073709551616})",
+        R"({"global_step": 1e2})",
+        R"({"global_step": 1.})",
+        R"({"global_step": 01})",
+        R"({"global_step": +1})",
+        R"({"global_step": 5, "global_step": {}})",  // the last one wins, even a container
+        R"({"global_step": 5, "global_step": []})",
+        R"({"global_step": 5, "global_step": 7})",
+        R"({"global_step": 5,})",
+        R"({"global_step": 5} x)",
+        "{\"global_step\": 5}\n\t\r ",
+        R"({"a": "\ud83d\ude00", "global_step": 5})",
+        R"({"a": "\ud83d", "global_step": 5})",
+        R"({"a": "\ude00", "global_step": 5})",
+        R"({"a": "\ud83d\u0041", "global_step": 5})",
+        "{\"a\": \"\xED\xA0\x80\", \"global_step\": 5}",  // a UTF-8-encoded surrogate
+        "{\"a\": \"\xC0\xAF\", \"global_step\": 5}",      // an overlong form
+        "{\"a\": \"\xF4\x90\x80\x80\", \"global_step\": 5}",
+        "{\"a\": \"\xF0\x9F\x98\x80\", \"global_step\": 5}",
+        "{\"a\": \"\x1f\", \"global_step\": 5}",
+        R"({"a": [1, [2, {"b": [true, false, null]}]], "global_step": 5})",
+        R"({"a": tru, "global_step": 5})",
+        R"({"a": NaN, "global_step": 5})",
+        R"({"a": 1 /* c */, "global_step": 5})",
+        R"({"a" 1, "global_step": 5})",
+        R"({"a": "\x", "global_step": 5})",
+        R"( {"global_step": 5})",
+        "{\"global_step\": 5}\0",
+        R"([])",
+        R"("global_step")",
+        R"({})",
+        std::string(100000, '[') + std::string(100000, ']'),
+        "{\"global_step\": 5, \"deep\": " + std::string(100000, '[') + std::string(100000, ']') + "}",
+        "{\"global_step\": 5, \"deep\": " + std::string(100000, '[') + "}",
+    };
+    for (const auto& text : texts) {
+        EXPECT_EQ(probe_global_step(text), parsed_global_step(text)) << text.substr(0, 80);
+    }
+}
+
+TEST(TrainerStateProbe, AgreesWithAParsedTreeOnEveryPrefix) {
+    const auto text = realistic_trainer_state();
+    ASSERT_EQ(probe_global_step(text), 30);
+    for (std::size_t size = 0; size < text.size(); ++size) {
+        const auto prefix = text.substr(0, size);
+        ASSERT_EQ(probe_global_step(prefix), parsed_global_step(prefix)) << prefix;
+    }
+}
+
+// Byte edits of a real text: overwrites with bytes that matter to the grammar, insertions,
+// deletions, and zero-filled tails (a torn write's shape).
+RC_GTEST_PROP(TrainerStateProbe, AgreesWithAParsedTreeOnEditedTexts, ()) {
+    auto text = realistic_trainer_state();
+    const auto edits = *rc::gen::inRange(1, 4);
+    for (int i = 0; i < edits; ++i) {
+        const auto at = *rc::gen::inRange<std::size_t>(0, text.size());
+        const char byte = *rc::gen::oneOf(
+            rc::gen::element('{', '}', '[', ']', ',', ':', '"', '\\', 'u', '0', '9', '-', '.', 'e', ' ', '\n'),
+            rc::gen::element('\x00', '\x1f', '\x7f', '\x80', '\xbf', '\xc3', '\xed', '\xef', '\xf4', '\xff'),
+            rc::gen::arbitrary<char>());
+        switch (*rc::gen::inRange(0, 4)) {
+            case 0:
+                text[at] = byte;
+                break;
+            case 1:
+                text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), byte);
+                break;
+            case 2:
+                text.erase(at, 1);
+                break;
+            default:
+                std::fill(text.begin() + static_cast<std::ptrdiff_t>(at), text.end(), '\0');
+        }
+        if (text.empty()) {
+            break;
+        }
+    }
+    RC_ASSERT(probe_global_step(text) == parsed_global_step(text));
+}
+
+// Random documents nlohmann writes, probed whole and with random global_step values.
+RC_GTEST_PROP(TrainerStateProbe, ReadsTheStepOfAnyDocumentNlohmannWrites, ()) {
+    const auto step = *rc::gen::arbitrary<std::int64_t>();
+    std::string name;
+    for (const auto& piece : *rc::gen::container<std::vector<std::string>>(rc::gen::element<std::string>(
+             "a", "\"", "\\", "\n", "\x01", "/", "\xc3\xa9", "\xf0\x9f\x98\x80", "global_step", "_"))) {
+        name += piece;
+    }
+    nlohmann::json document = {{"global_step", step}, {"x", {{"y", *rc::gen::arbitrary<double>()}}}};
+    document[name] = *rc::gen::container<std::vector<int>>(rc::gen::arbitrary<int>());
+    const auto text = document.dump(*rc::gen::inRange(-1, 3), ' ', *rc::gen::arbitrary<bool>());
+    RC_ASSERT(probe_global_step(text) == parsed_global_step(text));
 }
 
 }  // namespace
