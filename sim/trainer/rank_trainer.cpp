@@ -253,11 +253,18 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
          static_cast<double>(global_step_) / static_cast<double>(job_.scenario.trainer.steps_per_epoch)},
         {"max_steps", job_.scenario.trainer.max_steps},
         {"save_steps", job_.scenario.trainer.save_steps},
-        {"stateful_callbacks", stored_callbacks_},
+        {"stateful_callbacks", std::move(stored_callbacks_)},  // lent to the document, not copied
     };
     best_.write_to(state);
     stamp_trainer_state_version(state);
-    const auto bytes = state.dump(2);
+    std::string bytes;
+    try {
+        bytes = state.dump(2);
+    } catch (...) {
+        stored_callbacks_ = std::move(state["stateful_callbacks"]);
+        throw;
+    }
+    stored_callbacks_ = std::move(state["stateful_callbacks"]);
     const auto path = join_path(directory, kTrainerStateName);
     // open(path, "w") truncates before json.dump writes: a crash in between leaves it empty.
     stamp_if_created(path);
