@@ -29,6 +29,9 @@ void Trace::record(std::int64_t time_ms, int incarnation, int rank, std::string_
     hash_.update(line);
     hash_.update("\n");
     ++events_;
+    if (sink_ != nullptr) {
+        sink_->line(line);
+    }
     if (keep_lines_) {
         lines_.push_back(std::move(line));
     }
