@@ -163,6 +163,15 @@ void CallbacksChecker::on(const DecisionMade& e) {
 void CallbacksChecker::on(const TrainerStateWritten& e) {
     running_.held = after_save();
     saved_[e.step] = running_;
+    // saved_ is read only for the checkpoint a resume starts from, which a view shows then. The
+    // ledger writer (which ran first) retires the record of a checkpoint no view can show again,
+    // and a new write of it comes through here, so the configurations of retired checkpoints can
+    // go: a long run keeps those of the checkpoints on disk, not one per save.
+    if (retirements_seen_ != context_.ledger.retirements) {
+        retirements_seen_ = context_.ledger.retirements;
+        std::erase_if(saved_,
+                      [&](const auto& entry) { return !context_.ledger.checkpoints.contains(entry.first); });
+    }
     // The event carries the live export (the appending refresh's stale entries are not in it).
     if (auto finding = counters_finding(e.callback_states, running_.models,
                                         "written into checkpoint-" + std::to_string(e.step))) {

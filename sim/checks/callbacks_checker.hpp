@@ -65,7 +65,8 @@ class CallbacksChecker {
     Configuration running_;                        // the running incarnation
     bool configuration_unchanged_ = true;          // the running one resumed under its checkpoint's
     std::vector<std::string> due_refusal_;         // names the running incarnation's refusal must give
-    std::map<std::int64_t, Configuration> saved_;  // as of each checkpoint write
+    std::map<std::int64_t, Configuration> saved_;  // as of each checkpoint write the ledger holds
+    std::uint64_t retirements_seen_ = 0;           // Ledger::retirements when saved_ was last pruned
     std::vector<std::string> restore_findings_;    // the last restore's, judged if it trains on
 };
 

@@ -22,6 +22,8 @@ void CommitChecker::on(const TrainBegan& e) {
     if (!restored.best_step || restored.best_is_external) {
         return;
     }
+    // A retired record (LedgerWriter::retire_unreachable_checkpoints) is one whose checkpoint no
+    // view can show, so it is never complete: the score comparison below never misses it.
     const auto& checkpoints = context_.ledger.checkpoints;
     const auto record = checkpoints.find(*restored.best_step);
     if (!checkpoint_is_complete(context_.fs, context_.ledger, *restored.best_step)) {

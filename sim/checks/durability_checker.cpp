@@ -48,10 +48,12 @@ void DurabilityChecker::on(const TrainBegan& e) {
         return;
     }
     // The checkpoint read is not one the ledger recorded: the state must at least be one a
-    // decision of this run produced.
-    const auto& decided = ledger.decided_states;
+    // decision of this run produced, on any branch of its history (a resume to an older
+    // checkpoint starts a new branch, but the old branch's records may still be on disk).
+    const auto& decided = ledger.evaluations;
     if (e.restored.evaluation_count > 0 &&
-        std::find(decided.begin(), decided.end(), e.restored) == decided.end()) {
+        std::none_of(decided.begin(), decided.end(),
+                     [&](const auto& node) { return node.after == e.restored; })) {
         context_.violate(Property::P2, "resume restored " + describe(e.restored) +
                                            ", which is not the state after any decision of this run");
     }

@@ -3,10 +3,12 @@
 // oracles judge the policy against it. Depends on policy/core value types only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -32,13 +34,13 @@ namespace ckpt::sim {
 // resume to an older checkpoint starts a new branch. kRootNode is the fresh policy state.
 inline constexpr int kRootNode = -1;
 
-// One decision: a node of the tree, its id its index in Ledger::evaluations.
+// One decision: a node of the tree, its id its index in Ledger::evaluations. Only what the
+// checkers read (the history's steps and scores, the state each decision left): a long run keeps
+// one per evaluation.
 struct EvaluationRecord {
     int parent = kRootNode;
-    int incarnation = 0;
     std::int64_t step = 0;
     double score = 0.0;
-    CheckpointEvaluationDecision decision;
     CheckpointEvaluationState after;
 };
 
@@ -80,11 +82,12 @@ struct Ledger {
     CheckpointEvaluationState expected_state;
     // The steps the history the running incarnation restored had counted, sorted.
     std::vector<std::int64_t> restored_counted_steps;
-    // Every state a decision of this run produced, on every branch of its history (a resume to
-    // an older checkpoint starts a new branch, but the old branch's records may still be on
-    // disk). A restored state must be one of these.
-    std::vector<CheckpointEvaluationState> decided_states;
     std::map<std::int64_t, CheckpointRecord> checkpoints;
+    // Checkpoints whose record was retired because no view of the disk can ever show them again
+    // (LedgerWriter::retire_unreachable_checkpoints says why that is safe): only the score of the
+    // evaluation that wrote each is kept, sorted by step, for a link published to one.
+    std::vector<std::pair<std::int64_t, double>> retired_scores;
+    std::uint64_t retirements = 0;         // records retired so far: what a checker keyed on them may drop
     std::optional<SidecarRecord> sidecar;  // the last durably recorded sidecar
     SidecarReading sidecar_after_write;    // what the durable view held when the last write returned
     bool sidecar_damaged = false;          // an injected fault corrupted it since
@@ -101,5 +104,24 @@ struct Ledger {
     // error can fail the rename after the oracle saw it).
     std::optional<std::pair<std::int64_t, double>> pending_link;
 };
+
+// The retired summary of checkpoint-`step`, or where it would go (Ledger::retired_scores is
+// sorted by step). Works on the const and the mutable list alike.
+template <class RetiredScores>
+auto retired_score_at(RetiredScores& retired, std::int64_t step) {
+    return std::lower_bound(retired.begin(), retired.end(), step,
+                            [](const auto& entry, std::int64_t wanted) { return entry.first < wanted; });
+}
+
+// The score of the evaluation that wrote checkpoint-`step`, from its record or, once retired, its
+// summary; nothing when the run never wrote it.
+inline std::optional<double> written_score(const Ledger& ledger, std::int64_t step) {
+    if (const auto record = ledger.checkpoints.find(step); record != ledger.checkpoints.end()) {
+        return record->second.score;
+    }
+    const auto at = retired_score_at(ledger.retired_scores, step);
+    return at != ledger.retired_scores.end() && at->first == step ? std::optional<double>(at->second)
+                                                                  : std::nullopt;
+}
 
 }  // namespace ckpt::sim

@@ -41,15 +41,8 @@ int LedgerWriter::restored_node(const CheckpointEvaluationState& restored) const
 }
 
 void LedgerWriter::on(const DecisionMade& e) {
-    ledger_.evaluations.push_back({ledger_.current_node, incarnation_, e.step, e.score, e.decision, e.after});
+    ledger_.evaluations.push_back({ledger_.current_node, e.step, e.score, e.after});
     ledger_.current_node = static_cast<int>(ledger_.evaluations.size()) - 1;
-    // Equal states have equal evaluation counts: only those are compared, not the whole run.
-    auto& decided = ledger_.decided_states;
-    const auto [first, last] = decided_by_count_.equal_range(e.after.evaluation_count);
-    if (std::none_of(first, last, [&](const auto& entry) { return decided[entry.second] == e.after; })) {
-        decided_by_count_.emplace(e.after.evaluation_count, decided.size());
-        decided.push_back(e.after);
-    }
 }
 
 // Only a write whose durable bytes hold the state it returned with is durably recorded.
@@ -91,15 +84,78 @@ void LedgerWriter::on(const TrainerStateWritten& e) {
         record = CheckpointRecord{e.step,         incarnation_,        e.score,
                                   e.policy_state, e.callback_states,   std::string(e.bytes),
                                   false,          ledger_.current_node};
+        forget_retired(e.step);
+        retire_unreachable_checkpoints(e.step);
     }
     record.durable = durable;
 }
 
+// A record may go once no checker can consult it again. Every reader of ledger.checkpoints
+// either compares the record's bytes with what a view shows at checkpoint-N/trainer_state.json
+// (disk_truth's checkpoint_is_complete, record_intact and expected_floor, lineage's
+// visible_checkpoint, the callbacks checker's restore, the retained-best checker's view reading,
+// the link checker's end-of-run retention, the fault plan's newest complete checkpoint), or
+// reads the score only after such a comparison held (the commit checker's restored best), or
+// names the step of a published link (the link checker, this writer), which reads
+// written_score and so the kept summary. Once entry_may_exist says that no view, now or after
+// any power loss, can hold an entry named checkpoint-N, every comparison finds nothing with or
+// without the record; a later write of checkpoint-N (a resumed branch) makes a new record.
+// Kept besides, though no check reads them there: the checkpoint just written, the one
+// final_checkpoint names or is being renamed to, and the sidecar's best.
+void LedgerWriter::retire_unreachable_checkpoints(std::int64_t written_step) {
+    // Only a removal (or a power loss) makes a checkpoint directory vanish from the visible view,
+    // so the whole ledger is scanned only after one; in between, only the records already gone
+    // from it are looked at again. A run that keeps every checkpoint never scans.
+    const auto& stats = fs_.stats();
+    const std::uint64_t removals = stats.count(FsOp::unlink) + stats.count(FsOp::rmdir) +
+                                   stats.count(FsOp::remove_tree) + stats.count(FsOp::rename) +
+                                   stats.power_losses;
+    if (removals != removals_seen_) {
+        removals_seen_ = removals;
+        retire_candidates_.clear();
+        for (const auto& [step, record] : ledger_.checkpoints) {
+            if (!fs_.exists_in(FsView::visible, checkpoint_path(step))) {
+                retire_candidates_.push_back(step);
+            }
+        }
+    }
+    std::erase_if(retire_candidates_,
+                  [&](std::int64_t step) { return retire_if_unreachable(step, written_step); });
+}
+
+// True when checkpoint-`step` has no record left (it was retired now or before).
+bool LedgerWriter::retire_if_unreachable(std::int64_t step, std::int64_t written_step) {
+    const auto record = ledger_.checkpoints.find(step);
+    if (record == ledger_.checkpoints.end()) {
+        return true;
+    }
+    const bool named = step == written_step || ledger_.link_step == step ||
+                       (ledger_.pending_link && ledger_.pending_link->first == step) ||
+                       (ledger_.sidecar && ledger_.sidecar->state.best_step == step);
+    const auto directory = checkpoint_path(step);
+    if (named || fs_.exists_in(FsView::visible, directory) || fs_.exists_in(FsView::durable, directory) ||
+        fs_.entry_may_exist(checkpoint_dir_name(step))) {
+        return false;
+    }
+    ledger_.retired_scores.insert(retired_score_at(ledger_.retired_scores, step),
+                                  {step, record->second.score});
+    ledger_.checkpoint_damaged.erase(step);
+    ledger_.checkpoints.erase(record);
+    ++ledger_.retirements;
+    return true;
+}
+
+void LedgerWriter::forget_retired(std::int64_t step) {
+    const auto at = retired_score_at(ledger_.retired_scores, step);
+    if (at != ledger_.retired_scores.end() && at->first == step) {
+        ledger_.retired_scores.erase(at);
+    }
+}
+
 void LedgerWriter::on(const LinkPublished& e) {
     settle_link();
-    const auto record = ledger_.checkpoints.find(e.step);
-    if (record != ledger_.checkpoints.end()) {
-        ledger_.pending_link = std::make_pair(e.step, record->second.score);
+    if (const auto score = written_score(ledger_, e.step)) {
+        ledger_.pending_link = std::make_pair(e.step, *score);
     }
 }
 

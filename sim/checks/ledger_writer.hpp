@@ -3,9 +3,8 @@
 // published link). It runs before the checkers, which only read the ledger.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <map>
+#include <vector>
 
 #include "sim/checks/ledger.hpp"
 #include "sim/disk/sim_file_system.hpp"
@@ -37,13 +36,18 @@ class LedgerWriter {
 
   private:
     void settle_link();
+    void retire_unreachable_checkpoints(std::int64_t written_step);
+    bool retire_if_unreachable(std::int64_t step, std::int64_t written_step);
+    void forget_retired(std::int64_t step);
     int restored_node(const CheckpointEvaluationState& restored) const;
 
     const SimFileSystem& fs_;
     Ledger& ledger_;
     int incarnation_ = 0;
-    // Ledger::decided_states by evaluation count, so recording a decision never scans the run.
-    std::multimap<std::int64_t, std::size_t> decided_by_count_;
+    // The disk's removal count at the last full scan for records to retire, and the records whose
+    // directory the visible view lacked then (the only ones that can be retired until the next).
+    std::uint64_t removals_seen_ = 0;
+    std::vector<std::int64_t> retire_candidates_;
 };
 
 }  // namespace ckpt::sim

@@ -16,8 +16,9 @@ void LinkChecker::on(const LinkPublished& e) {
     commit_linked_ = commit_linked_ || in_commit_;
     const auto& ledger = context_.ledger;
     const auto step = e.step;
-    const auto record = ledger.checkpoints.find(step);
-    if (record == ledger.checkpoints.end()) {
+    // The score survives the record's retirement (LedgerWriter::retire_unreachable_checkpoints).
+    const auto score = written_score(ledger, step);
+    if (!score) {
         context_.violate(Property::P4, "final_checkpoint published to checkpoint-" + std::to_string(step) +
                                            ", which was never written");
         return;
@@ -33,11 +34,11 @@ void LinkChecker::on(const LinkPublished& e) {
                              (committing ? "every rank finished writing it" : "it was complete"));
     }
     if (ledger.link_step && *ledger.link_step != step) {
-        if (!ledger.link_target_damaged && !(record->second.score > ledger.link_score)) {
-            context_.violate(Property::P1,
-                             "final_checkpoint moved from checkpoint-" + std::to_string(*ledger.link_step) +
-                                 " (score " + json(ledger.link_score).dump() + ") to checkpoint-" +
-                                 std::to_string(step) + " (score " + json(record->second.score).dump() + ")");
+        if (!ledger.link_target_damaged && !(*score > ledger.link_score)) {
+            context_.violate(Property::P1, "final_checkpoint moved from checkpoint-" +
+                                               std::to_string(*ledger.link_step) + " (score " +
+                                               json(ledger.link_score).dump() + ") to checkpoint-" +
+                                               std::to_string(step) + " (score " + json(*score).dump() + ")");
         }
     }
 }
@@ -128,9 +129,8 @@ void LinkChecker::check_retention_at_end(std::int64_t link) {
             best_recorded_step = step;
         }
     }
-    const auto linked = ledger.checkpoints.find(link);
-    if (best_recorded_step >= 0 &&
-        (linked == ledger.checkpoints.end() || linked->second.score < best_recorded)) {
+    const auto linked_score = written_score(ledger, link);  // a retired target keeps its score
+    if (best_recorded_step >= 0 && (!linked_score || *linked_score < best_recorded)) {
         context_.violate(Property::P1, "at the end final_checkpoint names checkpoint-" +
                                            std::to_string(link) + " but checkpoint-" +
                                            std::to_string(best_recorded_step) + " recorded a higher score " +

@@ -8,6 +8,7 @@
 #include "sim/cli/mutant_flag.hpp"
 #include "sim/cli/numeric_flags.hpp"
 #include "sim/cli/scenario_report.hpp"
+#include "sim/cli/trace_spool.hpp"
 #include "sim/cli/trace_svg.hpp"
 #include "sim/cli/trace_text.hpp"
 #include "sim/cli/trainer_overrides.hpp"
@@ -32,37 +33,37 @@ struct RunOptions {
 };
 
 // The readable trace: all of it with --trace-text; without it, a failed run shows the 30 lines
-// that lead to its first violation and the few after it (never with --json).
-void print_readable_trace(const ScenarioReport& report, const RunOptions& options) {
-    const auto& lines = report.result.trace;
+// that lead to its first violation and the few after it (never with --json). Only the lines it
+// prints, and those before them, are read back from the spool.
+void print_readable_trace(const TraceSpool& trace, const RunOptions& options) {
     TextTraceOptions text;
     text.colour = isatty(STDOUT_FILENO) != 0;
     if (!options.trace_text) {
-        const auto violation = first_violation_line(lines);
-        if (options.json || violation == lines.size()) {
+        const auto violation = trace.first_violation();
+        if (options.json || violation == trace.size()) {
             return;
         }
         text.first = violation > 30 ? violation - 30 : 0;
         text.last = violation + 4;
         std::cout << "trace up to the first violation (lines " << text.first << ".."
-                  << std::min(text.last, lines.size()) - 1 << " of " << lines.size()
+                  << std::min(text.last, trace.size()) - 1 << " of " << trace.size()
                   << "; all of it: --trace-text)\n";
     }
-    print_text_trace(std::cout, lines, text);
+    print_text_trace(std::cout, trace.read(text.last), text);
 }
 
-int report_and_exit(const ScenarioReport& report, const RunOptions& options) {
+int report_and_exit(const ScenarioReport& report, const TraceSpool& trace, const RunOptions& options) {
     if (!options.trace_path.empty()) {
-        write_trace(options.trace_path, report.result);
+        write_trace(options.trace_path, trace);
     }
     if (!options.svg_path.empty()) {
         std::ofstream svg(options.svg_path, std::ios::binary | std::ios::trunc);
-        svg << render_svg_timeline(report.result.trace, {options.svg_time});
+        svg << render_svg_timeline(trace.read(), {options.svg_time});
         if (!svg) {
             throw sim::ScenarioError("cannot write the timeline to " + options.svg_path);
         }
     }
-    print_readable_trace(report, options);
+    print_readable_trace(trace, options);
     if (options.json) {
         std::cout << report_json(report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                   << "\n";
@@ -127,7 +128,8 @@ Command add_run_command(CLI::App& parent) {
                 options->trainer.apply(file.scenario);
                 apply_mutant(file, options->mutant);
                 file.scenario.validate();
-                return report_and_exit(run_and_report(file, true, options->out_dir), *options);
+                TraceSpool trace;
+                return report_and_exit(run_and_report(file, &trace, options->out_dir), trace, *options);
             }};
 }
 
@@ -143,12 +145,13 @@ Command add_replay_command(CLI::App& parent) {
     return {command, [options, path]() {
                 auto file = sim::ScenarioFile::load(*path);
                 apply_mutant(file, options->mutant);
-                auto report = run_and_report(file, true, options->out_dir);
+                TraceSpool trace;
+                auto report = run_and_report(file, &trace, options->out_dir);
                 // A replay of a saved file points back at that file, not a copy of it.
                 if (!report.result.ok()) {
                     report.replay_command = "ckptsim replay " + *path;
                 }
-                return report_and_exit(report, *options);
+                return report_and_exit(report, trace, *options);
             }};
 }
 

@@ -48,8 +48,9 @@ std::string describe_faults(const sim::Scenario& scenario) {
     return out.empty() ? "none" : out;
 }
 
-ScenarioReport run_and_report(const sim::ScenarioFile& file, bool keep_trace, const std::string& out_dir) {
-    ScenarioReport report{file, sim::run_scenario_file(file, {keep_trace}), true, ""};
+ScenarioReport run_and_report(const sim::ScenarioFile& file, sim::TraceLineSink* trace,
+                              const std::string& out_dir) {
+    ScenarioReport report{file, sim::run_scenario_file(file, {.trace_sink = trace}), true, ""};
     const auto again = sim::run_scenario_file(file, {});
     report.deterministic = again.trace_hash == report.result.trace_hash;
     if (!report.deterministic) {
@@ -142,20 +143,16 @@ json report_json(const ScenarioReport& report) {
     return out;
 }
 
-void write_trace(const std::string& path, const sim::ScenarioResult& result) {
+void write_trace(const std::string& path, const TraceSpool& trace) {
     if (path == "-") {
-        for (const auto& line : result.trace) {
-            std::cout << line << '\n';
-        }
+        trace.copy_to(std::cout);
         return;
     }
     // Whole or not at all: a killed run leaves the temp name, never half a trace under `path`.
     const auto temp = path + ".tmp";
     {
-        std::ofstream out(temp, std::ios::trunc);
-        for (const auto& line : result.trace) {
-            out << line << '\n';
-        }
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        trace.copy_to(out);
         if (!out.flush()) {
             std::remove(temp.c_str());
             throw sim::ScenarioError("--trace: cannot write trace file " + path);

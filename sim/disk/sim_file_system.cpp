@@ -24,6 +24,7 @@ SimFileSystem::SimFileSystem() {
 
 void SimFileSystem::reset() {
     inodes_.clear();
+    released_inodes_.clear();
     log_.clear();
     observer_ = nullptr;
     injector_ = nullptr;
@@ -68,6 +69,13 @@ void SimFileSystem::fail_on_fault(const Fault& fault, FsOp op, std::string_view 
 }
 
 SimFileSystem::InodeId SimFileSystem::new_inode(EntryKind kind) {
+    if (!released_inodes_.empty()) {
+        const InodeId id = released_inodes_.back();
+        released_inodes_.pop_back();
+        node(id) = Inode{};
+        node(id).kind = kind;
+        return id;
+    }
     const auto id = static_cast<InodeId>(inodes_.size());
     inodes_.emplace_back().kind = kind;
     return id;

@@ -197,6 +197,10 @@ class SimFileSystem final : public ckpt::FileSystem {
     std::optional<std::string> durable_content(std::string_view path) const {
         return content_in(FsView::durable, path);
     }
+    // Whether an entry called `name` is in some directory of either view, or could be after any
+    // power loss (a pending link or rename makes it). False means no view ever shows one again
+    // unless the program creates it anew: the ledger may then forget what it knew of it.
+    bool entry_may_exist(std::string_view name) const;
     // Every entry reachable from the root without following links, as absolute paths ("/a/b")
     // in depth-first ascending name order.
     std::vector<FsEntry> snapshot(FsView view = FsView::visible) const;
@@ -220,6 +224,7 @@ class SimFileSystem final : public ckpt::FileSystem {
         std::string target;       // symlinks; never changes once created
         Entries visible_entries;  // directories
         Entries durable_entries;
+        bool released = false;  // unreachable from every view: free for new_inode to reuse
     };
 
     // One un-synced change, replayable onto the durable state in any later situation.
@@ -277,8 +282,10 @@ class SimFileSystem final : public ckpt::FileSystem {
     void commit_dir(InodeId dir);
     void apply_durably(const LogRecord& record);
     void adopt_durable_state();
+    void release_unreachable(const std::vector<char>& alive);
 
-    std::deque<Inode> inodes_;  // a deque, so lookups may hold views into symlink targets
+    std::deque<Inode> inodes_;              // a deque, so lookups may hold views into symlink targets
+    std::vector<InodeId> released_inodes_;  // ids release_unreachable freed, reused first
     std::vector<LogRecord> log_;
     Observer observer_;
     FaultInjector injector_;

@@ -65,16 +65,14 @@ std::shared_ptr<const std::string> damage(std::string_view bytes, Rng& rng, std:
     return damaged.empty() ? nullptr : std::make_shared<const std::string>(std::move(damaged));
 }
 
-// Drops the un-synced unlink and data records of inodes no view can ever reach again. Reachable
-// is what a walk of both views' entries finds from the root and from every inode a pending link
-// or rename names (a power loss can only bring back what those records link); an unlink inside
-// a removed directory, or a write to a removed file, then changes nothing any later view can
-// show. Without this, every rotated checkpoint left its unlinks in the log for good, and each
-// fsync scanned them all again. Deduced types: the inode and record types are private.
+// Marks the inodes some view can still reach: what a walk of both views' entries finds from the
+// root and from every inode a pending link or rename names (a power loss can only bring back what
+// those records link). An inode left unmarked can never be seen again. Deduced types: the inode
+// and record types are private.
 template <class Inodes, class Log, class Id>
-void drop_unreachable_records(const Inodes& inodes, Log& log, Id root, Id none) {
+std::vector<char> mark_reachable(const Inodes& inodes, const Log& log, Id root, Id none) {
     using Kind = typename Log::value_type::Kind;
-    std::vector<Id> alive;
+    std::vector<char> alive(inodes.size(), 0);
     std::vector<Id> walk{root};
     for (const auto& record : log) {
         if (record.kind == Kind::link || record.kind == Kind::rename) {
@@ -88,22 +86,29 @@ void drop_unreachable_records(const Inodes& inodes, Log& log, Id root, Id none) 
     while (!walk.empty()) {
         const Id id = walk.back();
         walk.pop_back();
-        if (std::find(alive.begin(), alive.end(), id) != alive.end()) {
+        if (alive[id] != 0) {
             continue;
         }
-        alive.push_back(id);
+        alive[id] = 1;
         for (const auto* children : {&inodes[id].visible_entries, &inodes[id].durable_entries}) {
             for (const auto& [name, child] : *children) {
                 walk.push_back(child);
             }
         }
     }
-    const auto reachable = [&alive](Id id) {
-        return std::find(alive.begin(), alive.end(), id) != alive.end();
-    };
+    return alive;
+}
+
+// Drops the un-synced unlink and data records of inodes no view can ever reach again: an unlink
+// inside a removed directory, or a write to a removed file, changes nothing any later view can
+// show. Without this, every rotated checkpoint left its unlinks in the log for good, and each
+// fsync scanned them all again.
+template <class Log>
+void drop_unreachable_records(Log& log, const std::vector<char>& alive) {
+    using Kind = typename Log::value_type::Kind;
     std::erase_if(log, [&](const auto& record) {
-        return (record.kind == Kind::unlink && !reachable(record.dir)) ||
-               (record.kind == Kind::data && !reachable(record.inode));
+        return (record.kind == Kind::unlink && alive[record.dir] == 0) ||
+               (record.kind == Kind::data && alive[record.inode] == 0);
     });
 }
 
@@ -207,7 +212,22 @@ void SimFileSystem::commit_dir(InodeId dir) {
         }
     }
     log_.resize(kept);
-    drop_unreachable_records(inodes_, log_, kRoot, kNoInode);
+    const auto alive = mark_reachable(inodes_, log_, kRoot, kNoInode);
+    drop_unreachable_records(log_, alive);
+    release_unreachable(alive);
+}
+
+// After drop_unreachable_records no record and no reachable entry names an unmarked inode, so
+// its bytes are freed and its id reused: a long run's disk then costs what it holds, not every
+// file it ever wrote.
+void SimFileSystem::release_unreachable(const std::vector<char>& alive) {
+    for (InodeId id = 0; id < alive.size(); ++id) {
+        if (alive[id] == 0 && !node(id).released) {
+            node(id) = Inode{};
+            node(id).released = true;
+            released_inodes_.push_back(id);
+        }
+    }
 }
 
 void SimFileSystem::sync_all() {
@@ -293,6 +313,26 @@ std::string SimFileSystem::corrupt_at_rest(const std::string& path, Rng& rng) {
     }
     file.visible_data = std::move(damaged);
     return "corrupt " + path + ": " + description;
+}
+
+// New names come only from pending links and renames; every other entry a later view can show is
+// already in the visible or durable entries of a directory some view can reach.
+bool SimFileSystem::entry_may_exist(std::string_view name) const {
+    for (const LogRecord& record : log_) {
+        if ((record.kind == LogRecord::Kind::link && record.name == name) ||
+            (record.kind == LogRecord::Kind::rename && record.name2 == name)) {
+            return true;
+        }
+    }
+    const auto alive = mark_reachable(inodes_, log_, kRoot, kNoInode);
+    for (InodeId id = 0; id < alive.size(); ++id) {
+        const Inode& inode = node(id);
+        if (alive[id] != 0 &&
+            (inode.visible_entries.contains(name) || inode.durable_entries.contains(name))) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool SimFileSystem::exists_in(FsView view, std::string_view path) const {

@@ -19,6 +19,13 @@ class CheckpointMtimes {
         return found == mtimes_.end() ? std::nullopt : std::optional(found->second);
     }
 
+    // Drops the stamps of directories `may_exist` says no view can ever show again (a new
+    // directory of that name is stamped anew), so a long run keeps one per checkpoint on disk.
+    template <class MayExist>
+    void forget_unless(const MayExist& may_exist) {
+        std::erase_if(mtimes_, [&](const auto& entry) { return !may_exist(entry.first); });
+    }
+
   private:
     // Kept after a removal: a power loss can bring a removed directory back with its old mtime.
     std::map<std::string, std::int64_t, std::less<>> mtimes_;

@@ -338,13 +338,17 @@ void RankTrainer::rotate_checkpoints() {
     }
     const auto sorted = sorted_checkpoints(list_checkpoints(job_.fs, kOutputDir),
                                            job_.scenario.trainer.rotation_order, job_.mtimes);
-    for (const auto& entry :
-         checkpoints_to_rotate(sorted, job_.scenario.trainer.save_total_limit, protected_step)) {
+    const auto rotated =
+        checkpoints_to_rotate(sorted, job_.scenario.trainer.save_total_limit, protected_step);
+    for (const auto& entry : rotated) {
         emit(CrashPointPassed{CrashPoint::during_rotation, rank_});
         try {
             job_.fs.remove_tree(join_path(kOutputDir, entry.name));  // rmtree(ignore_errors=True)
         } catch (const FileSystemError&) {
         }
+    }
+    if (!rotated.empty()) {
+        job_.mtimes.forget_unless([&](const std::string& name) { return job_.fs.entry_may_exist(name); });
     }
 }
 

@@ -13,8 +13,12 @@
 
 namespace ckpt::sim {
 
+class TraceLineSink;
+
 struct RunOptions {
-    bool keep_trace = false;  // keep the JSONL lines (replay --trace); the hash is always computed
+    bool keep_trace = false;  // keep the JSONL lines in the result; the hash is always computed
+    // Also hands every line, as it is written, to this sink (run and replay spool them).
+    TraceLineSink* trace_sink = nullptr;
 };
 
 // How a scenario ended, besides its verdicts.

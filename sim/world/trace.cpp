@@ -42,6 +42,9 @@ void Trace::write_line(std::int64_t time_ms, int incarnation, int rank, std::str
     hash_.update(line);
     hash_.update("\n");
     ++events_;
+    if (sink_ != nullptr) {
+        sink_->line(line);
+    }
     if (keep_lines_) {
         lines_.push_back(std::move(line));
     }

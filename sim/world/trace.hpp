@@ -1,6 +1,6 @@
 // The run's story as JSON Lines with an FNV-1a 64 hash over exactly those bytes, so a saved
-// trace and the printed hash describe the same thing. Lines are kept only on request; the
-// hash always. Depends on sim/base.
+// trace and the printed hash describe the same thing. Lines are kept or handed to a sink only on
+// request; the hash always. Depends on sim/base.
 #pragma once
 
 #include <cstdint>
@@ -20,10 +20,20 @@ namespace ckpt::sim {
 // followed by '\n', so `ckptsim replay --trace out.jsonl` and the hash describe the same thing:
 // hashing the file with any FNV-1a implementation gives the printed hash.
 //
-// Lines are kept only when asked for (replay --trace); exploring hashes them and drops them.
+// Where a run's trace lines go as they are written (run and replay spool them to a file), so a
+// long run need not hold its whole trace in memory. Each line comes without its '\n'.
+class TraceLineSink {
+  public:
+    virtual ~TraceLineSink() = default;
+    virtual void line(std::string_view text) = 0;
+};
+
+// Lines are kept only when asked for (tests); exploring hashes them and drops them, `run` and
+// `replay` stream them to a TraceLineSink.
 class Trace {
   public:
-    explicit Trace(bool keep_lines = false) : keep_lines_(keep_lines) {}
+    explicit Trace(bool keep_lines = false, TraceLineSink* sink = nullptr)
+        : keep_lines_(keep_lines), sink_(sink) {}
 
     // `time_ms` is virtual time; `rank` is -1 for job-level events.
     void record(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
@@ -42,6 +52,7 @@ class Trace {
                     std::string_view members);
 
     bool keep_lines_;
+    TraceLineSink* sink_;
     TraceHash hash_;
     std::uint64_t events_ = 0;
     std::vector<std::string> lines_;

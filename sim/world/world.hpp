@@ -29,7 +29,7 @@ struct World {
     World(const Scenario& s, const RunOptions& options)
         : scenario(s),
           scores(s),
-          trace(options.keep_trace),
+          trace(options.keep_trace, options.trace_sink),
           ledger_writer(fs, ledger),
           oracles(scenario, fs, ledger, save_window),
           callback_io(kOutputDir),
