@@ -154,7 +154,8 @@ class GlobalStepScanner {
     }
 
     bool scan_literal(std::string_view word) {
-        if (static_cast<std::size_t>(end_ - at_) < word.size() || std::memcmp(at_, word.data(), word.size()) != 0) {
+        if (static_cast<std::size_t>(end_ - at_) < word.size() ||
+            std::memcmp(at_, word.data(), word.size()) != 0) {
             return false;
         }
         at_ += word.size();
@@ -205,7 +206,8 @@ class GlobalStepScanner {
         }
         constexpr auto kMaxPositive = static_cast<std::uint64_t>(INT64_MAX);
         if (is_step && integer && fits && magnitude <= kMaxPositive + (negative ? 1 : 0)) {
-            step_ = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+            step_ =
+                negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
         }
         return true;
     }

@@ -105,7 +105,8 @@ const std::vector<const RetainedBestChecker::KnownCheckpoint*>& RetainedBestChec
         }
         const auto at = std::lower_bound(known_.begin(), known_.end(), *step,
                                          [](const KnownCheckpoint& k, std::int64_t s) { return k.step < s; });
-        if (at != known_.end() && at->step == *step && std::string_view(at->directory).substr(name_at) == name) {
+        if (at != known_.end() && at->step == *step &&
+            std::string_view(at->directory).substr(name_at) == name) {
             candidates.push_back(&*at);
         }
     }

@@ -12,7 +12,8 @@ namespace ckpt::sim {
 namespace {
 
 bool needs_no_escape(std::string_view text) {
-    return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; });
+    return std::all_of(text.begin(), text.end(),
+                       [](char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; });
 }
 
 void append_quoted(std::string& out, std::string_view plain) {

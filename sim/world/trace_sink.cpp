@@ -8,7 +8,8 @@ namespace ckpt::sim {
 using nlohmann::json;
 
 void TraceSink::on(const IncarnationBegan& e) {
-    record(-1, "start", TraceFields().integer("ranks", e.ranks).integer_or_null("resume_step", e.resume_step));
+    record(-1, "start",
+           TraceFields().integer("ranks", e.ranks).integer_or_null("resume_step", e.resume_step));
 }
 
 void TraceSink::on(const ResumeSourceChosen& e) {
@@ -96,7 +97,10 @@ void TraceSink::on(const CrashInjected& e) {
         record(e.rank, "crash", TraceFields().string("point", to_string(e.point)).string("scope", "rank"));
     } else {
         record(0, "crash",
-               TraceFields().string("crash_kind", e.label).string("point", to_string(e.point)).string("scope", "job"));
+               TraceFields()
+                   .string("crash_kind", e.label)
+                   .string("point", to_string(e.point))
+                   .string("scope", "job"));
     }
 }
 

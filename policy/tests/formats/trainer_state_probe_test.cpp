@@ -5,12 +5,12 @@
 #include "policy/formats/trainer_state_probe.hpp"
 
 #include <cstdint>
+#include <rapidcheck.h>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
 namespace ckpt {
@@ -83,7 +83,8 @@ std::string realistic_trainer_state() {
         {"stateful_callbacks",
          {{"CheckpointEvaluationTriggerCallback",
            {{"args", {{"patience", 3}, {"tie_policy", "reset"}}},
-            {"attributes", {{"state", {{"best_score", 0.8125}, {"stop_requested", false}, {"x", nullptr}}}}}}}}},
+            {"attributes",
+             {{"state", {{"best_score", 0.8125}, {"stop_requested", false}, {"x", nullptr}}}}}}}}},
         {"total_flos", 0.0},
     };
     return state.dump(2) + "\n";
@@ -94,7 +95,7 @@ TEST(TrainerStateProbe, AgreesWithAParsedTreeOnEdgeCases) {
         R"({"global_step": 5})",
         "\xEF\xBB\xBF{\"global_step\": 5}",  // a byte-order mark is skipped
         "\xEF\xBB{\"global_step\": 5}",      // part of one is not
-        R"({"global\u005fstep": 6})",          // an escaped name is the same name
+        R"({"global\u005fstep": 6})",        // an escaped name is the same name
         R"({"global_step": -0})",
         R"({"global_step": -9223372036854775808})",
         R"({"global_step": 9223372036854775807})",
@@ -156,7 +157,8 @@ RC_GTEST_PROP(TrainerStateProbe, AgreesWithAParsedTreeOnEditedTexts, ()) {
     for (int i = 0; i < edits; ++i) {
         const auto at = *rc::gen::inRange<std::size_t>(0, text.size());
         const char byte = *rc::gen::oneOf(
-            rc::gen::element('{', '}', '[', ']', ',', ':', '"', '\\', 'u', '0', '9', '-', '.', 'e', ' ', '\n'),
+            rc::gen::element('{', '}', '[', ']', ',', ':', '"', '\\', 'u', '0', '9', '-', '.', 'e', ' ',
+                             '\n'),
             rc::gen::element('\x00', '\x1f', '\x7f', '\x80', '\xbf', '\xc3', '\xed', '\xef', '\xf4', '\xff'),
             rc::gen::arbitrary<char>());
         switch (*rc::gen::inRange(0, 4)) {

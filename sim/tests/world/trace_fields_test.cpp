@@ -2,19 +2,19 @@
 // doubles including non-finite ones, booleans, nulls, strings of arbitrary bytes, nested
 // objects) the members text is exactly what nlohmann writes between the braces, so a trace
 // line's bytes, and with them the trace hash, cannot depend on which of the two wrote it.
+#include "sim/world/trace_fields.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <rapidcheck.h>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
-
-#include "sim/world/trace_fields.hpp"
 
 namespace ckpt::sim {
 namespace {
@@ -41,11 +41,10 @@ void add_random_member(TraceFields& fields, json& reference, const std::string& 
             break;
         }
         case 1: {
-            const auto value = *rc::gen::element(0.1, 1.0, -0.0, 1e-5, 1e21, 123456789.125,
-                                                 std::numeric_limits<double>::quiet_NaN(),
-                                                 std::numeric_limits<double>::infinity(),
-                                                 std::numeric_limits<double>::denorm_min(),
-                                                 *rc::gen::arbitrary<double>());
+            const auto value = *rc::gen::element(
+                0.1, 1.0, -0.0, 1e-5, 1e21, 123456789.125, std::numeric_limits<double>::quiet_NaN(),
+                std::numeric_limits<double>::infinity(), std::numeric_limits<double>::denorm_min(),
+                *rc::gen::arbitrary<double>());
             fields.number(key, value);
             reference[key] = value;
             break;
@@ -61,8 +60,9 @@ void add_random_member(TraceFields& fields, json& reference, const std::string& 
             reference[key] = nullptr;
             break;
         case 4: {
-            const auto value = *rc::gen::arbitrary<bool>() ? std::optional(*rc::gen::arbitrary<std::int64_t>())
-                                                           : std::nullopt;
+            const auto value = *rc::gen::arbitrary<bool>()
+                                   ? std::optional(*rc::gen::arbitrary<std::int64_t>())
+                                   : std::nullopt;
             fields.integer_or_null(key, value);
             reference[key] = value ? json(*value) : json();
             break;
