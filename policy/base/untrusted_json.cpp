@@ -6,6 +6,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "policy/base/utf8_sequence.hpp"
+
 namespace ckpt {
 
 using nlohmann::json;
@@ -17,38 +19,6 @@ namespace {
 
 std::string at(std::size_t offset) {
     return " at byte " + std::to_string(offset);
-}
-
-// The length of the UTF-8 sequence starting at text[i], or 0 when it is not a valid one
-// (overlong forms, surrogates and code points past U+10FFFF are invalid, as RFC 3629 says).
-std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
-    const unsigned char lead = byte(0);
-    std::size_t length = 0;
-    unsigned char low = 0x80;
-    unsigned char high = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        low = lead == 0xE0 ? 0xA0 : 0x80;
-        high = lead == 0xED ? 0x9F : 0xBF;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        low = lead == 0xF0 ? 0x90 : 0x80;
-        high = lead == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return 0;
-    }
-    if (i + length > text.size() || byte(1) < low || byte(1) > high) {
-        return 0;
-    }
-    for (std::size_t k = 2; k < length; ++k) {
-        if (byte(k) < 0x80 || byte(k) > 0xBF) {
-            return 0;
-        }
-    }
-    return length;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "policy/base/utf8_sequence.hpp"
 #include "policy/formats/recent_probe_results.hpp"
 
 namespace ckpt {
@@ -363,39 +364,12 @@ class GlobalStepScanner {
         }
     }
 
-    // One multi-byte UTF-8 sequence: the lead byte fixes the range of the second byte (no
-    // overlong forms, no surrogates, nothing past U+10FFFF); later bytes are 80..BF.
+    // One multi-byte UTF-8 sequence, valid as RFC 3629 draws it.
     bool scan_utf8_sequence() {
-        const auto lead = static_cast<unsigned char>(*at_);
-        unsigned char second_low = 0x80;
-        unsigned char second_high = 0xBF;
-        int continuation = 0;
-        if (lead >= 0xC2 && lead <= 0xDF) {
-            continuation = 1;
-        } else if (lead >= 0xE0 && lead <= 0xEF) {
-            continuation = 2;
-            second_low = lead == 0xE0 ? 0xA0 : 0x80;
-            second_high = lead == 0xED ? 0x9F : 0xBF;
-        } else if (lead >= 0xF0 && lead <= 0xF4) {
-            continuation = 3;
-            second_low = lead == 0xF0 ? 0x90 : 0x80;
-            second_high = lead == 0xF4 ? 0x8F : 0xBF;
-        } else {
-            return false;
-        }
-        if (end_ - at_ <= continuation) {
-            return false;
-        }
-        for (int i = 1; i <= continuation; ++i) {
-            const auto byte = static_cast<unsigned char>(at_[i]);
-            const unsigned char low = i == 1 ? second_low : 0x80;
-            const unsigned char high = i == 1 ? second_high : 0xBF;
-            if (byte < low || byte > high) {
-                return false;
-            }
-        }
-        at_ += continuation + 1;
-        return true;
+        const auto length =
+            utf8_sequence_length(std::string_view(at_, static_cast<std::size_t>(end_ - at_)), 0);
+        at_ += length;
+        return length != 0;
     }
 
     static bool is_digit(char c) { return c >= '0' && c <= '9'; }
