@@ -3,6 +3,7 @@
 #include "sim/checks/disk_truth.hpp"
 
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/checks/top_level_fields.hpp"
 #include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
@@ -70,9 +71,17 @@ bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::
     if (!bytes) {
         return false;
     }
-    const auto state = json::parse(*bytes, nullptr, false);
-    return state.is_object() && state.contains("global_step") && state["global_step"].is_number_integer() &&
-           state["global_step"].get<std::int64_t>() == step;
+    return trainer_state_names_step(*bytes, step);
+}
+
+bool trainer_state_names_step(std::string_view bytes, std::int64_t step) {
+    const auto fields = read_top_level_fields(bytes, {"global_step"});
+    if (!fields) {
+        return false;
+    }
+    const auto found = fields->find("global_step");
+    return found != fields->end() && found->second.is_number_integer() &&
+           found->second.get<std::int64_t>() == step;
 }
 
 bool checkpoint_has_every_shard(const SimFileSystem& fs, const Ledger& ledger, int ranks, std::int64_t step) {

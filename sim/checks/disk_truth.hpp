@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,9 @@ std::string checkpoint_path(std::int64_t step);
 
 // Complete: trainer_state.json parses and names global_step `step`.
 bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::int64_t step);
+// The text is a JSON object whose global_step is the integer `step` (validated whole, only
+// global_step built: top_level_fields.hpp).
+bool trainer_state_names_step(std::string_view bytes, std::int64_t step);
 bool checkpoint_has_every_shard(const SimFileSystem& fs, const Ledger& ledger, int ranks, std::int64_t step);
 std::optional<std::int64_t> visible_link_step(const SimFileSystem& fs);
 bool record_intact(const SimFileSystem& fs, const Ledger& ledger, const CheckpointRecord& record);

@@ -1,5 +1,5 @@
 // The checkers' reading of a few top-level members of a large JSON document without building
-// its tree: the whole text is validated by nlohmann's own lexer (so it accepts exactly what
+// its tree: the whole text is validated by json_scanner.hpp (which accepts exactly what
 // json::parse accepts) and only the named members are kept, whole, last occurrence winning as
 // in a parsed object. Depends only on nlohmann/json; never on the policy's parsers.
 #pragma once

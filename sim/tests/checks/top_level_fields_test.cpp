@@ -1,10 +1,13 @@
 // read_top_level_fields against nlohmann's DOM parse: the same acceptance (invalid text, a
-// non-object top level, a NUL byte) and the same member values, nested and duplicated ones too.
+// non-object top level, a NUL byte) and the same member values, nested and duplicated ones too;
+// and trainer_state_names_step, the completeness rule built on it.
 #include "sim/checks/top_level_fields.hpp"
 
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "sim/checks/disk_truth.hpp"
 
 namespace ckpt::sim {
 namespace {
@@ -49,6 +52,20 @@ TEST(TopLevelFields, KeepsOnlyTheNamedMembers) {
     ASSERT_TRUE(fields.has_value());
     EXPECT_EQ(fields->size(), 1U);
     EXPECT_EQ(fields->at("a"), json::array({1, 2}));
+}
+
+// Completeness as the checkers define it: an object whose global_step is that integer.
+TEST(TopLevelFields, TrainerStateNamesOnlyItsOwnIntegerStep) {
+    EXPECT_TRUE(trainer_state_names_step(R"({"x": {"global_step": 4}, "global_step": 5})", 5));
+    EXPECT_TRUE(trainer_state_names_step(R"({"global_step": 4, "global_step": 5})", 5));
+    EXPECT_FALSE(trainer_state_names_step(R"({"global_step": 5, "global_step": 4})", 5));
+    EXPECT_FALSE(trainer_state_names_step(R"({"global_step": 5.0})", 5));
+    EXPECT_FALSE(trainer_state_names_step(R"({"global_step": "5"})", 5));
+    EXPECT_FALSE(trainer_state_names_step(R"({"x": {"global_step": 5}})", 5));
+    EXPECT_FALSE(trainer_state_names_step(R"([{"global_step": 5}])", 5));
+    EXPECT_FALSE(trainer_state_names_step(R"({"global_step": 5)", 5));
+    EXPECT_FALSE(trainer_state_names_step(R"({"global_step": 5} x)", 5));
+    EXPECT_FALSE(trainer_state_names_step("", 5));
 }
 
 }  // namespace

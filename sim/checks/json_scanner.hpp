@@ -1,0 +1,26 @@
+// A validating JSON scanner for the checkers: it accepts exactly the texts nlohmann::json::parse
+// accepts (RFC 8259 grammar, UTF-8, escapes and surrogate pairs, a leading BOM, a NUL byte ending
+// the input, numbers that overflow a double refused) but builds no tree and copies no string. It
+// only reports where the values of a few named top-level members lie, the last occurrence of a
+// name winning as in a parsed object. Independent of the policy's parsers.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace ckpt::sim {
+
+enum class JsonShape {
+    invalid,  // nlohmann::json::parse refuses the text
+    object,   // valid, and the top level is an object
+    other,    // valid, and the top level is an array or a scalar
+};
+
+// Validates the whole of `text`. When it is a valid object, values[i] is set to the exact text
+// of the last value of top-level member names[i] (a valid JSON document on its own), and stays
+// empty when the object has no such member. `values` must be as long as `names`; the names are
+// compared with the decoded member names.
+JsonShape scan_json(std::string_view text, std::span<const std::string_view> names,
+                    std::span<std::string_view> values);
+
+}  // namespace ckpt::sim

@@ -1,0 +1,74 @@
+#pragma once
+
+// The differential oracle of json_scanner.hpp, shared by its tests and its libFuzzer target:
+// nlohmann::json::parse (and accept) on the same text must give the same verdict, and the
+// members the scanner locates must parse to the DOM's values, type and bytes alike; so must
+// read_top_level_fields. Empty when they agree, else what differs.
+
+#include <array>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/checks/json_scanner.hpp"
+#include "sim/checks/top_level_fields.hpp"
+
+namespace ckpt::sim::testing {
+
+// The members the checkers read from trainer_state.json and the sidecar, and two short ones.
+inline constexpr std::array<std::string_view, 9> kOracleNames = {"best_metric",
+                                                                 "best_global_step",
+                                                                 "best_model_checkpoint",
+                                                                 "global_step",
+                                                                 "checkpoint_eval_state",
+                                                                 "last_evaluated_step",
+                                                                 "version",
+                                                                 "a",
+                                                                 "b"};
+
+inline bool same_json(const nlohmann::json& a, const nlohmann::json& b) {
+    return a.type() == b.type() && a.dump() == b.dump();
+}
+
+inline std::string scanner_disagreement(std::string_view text) {
+    using nlohmann::json;
+    const auto dom = json::parse(text, nullptr, false);
+    if (json::accept(text) == dom.is_discarded()) {
+        return "nlohmann's accept and parse disagree";  // the oracle itself would be unsound
+    }
+    std::array<std::string_view, kOracleNames.size()> values;
+    const auto shape = scan_json(text, kOracleNames, values);
+    const auto expected = dom.is_discarded() ? JsonShape::invalid
+                          : dom.is_object()  ? JsonShape::object
+                                             : JsonShape::other;
+    if (shape != expected) {
+        return "verdict " + std::to_string(static_cast<int>(shape)) + ", nlohmann's " +
+               std::to_string(static_cast<int>(expected));
+    }
+    std::map<std::string, json, std::less<>> by_dom;
+    for (std::size_t i = 0; i < kOracleNames.size(); ++i) {
+        const auto name = std::string(kOracleNames[i]);
+        const bool present = expected == JsonShape::object && dom.contains(name);
+        if (present != !values[i].empty()) {
+            return "member " + name + (present ? " missed" : " invented");
+        }
+        if (present) {
+            by_dom[name] = dom[name];
+            if (!same_json(json::parse(values[i]), dom[name])) {
+                return "member " + name + ": scanned " + std::string(values[i]) + ", parsed " +
+                       dom[name].dump();
+            }
+        }
+    }
+    const auto fields = read_top_level_fields(
+        text, {"best_metric", "best_global_step", "best_model_checkpoint", "global_step",
+               "checkpoint_eval_state", "last_evaluated_step", "version", "a", "b"});
+    if (fields.has_value() != (expected == JsonShape::object) || (fields && *fields != by_dom)) {
+        return "read_top_level_fields differs from the DOM";
+    }
+    return {};
+}
+
+}  // namespace ckpt::sim::testing
