@@ -36,6 +36,8 @@ bool record_intact(const SimFileSystem& fs, const Ledger& ledger, const Checkpoi
 // The newest durably recorded decision that is still usable.
 CheckpointEvaluationState expected_floor(const SimFileSystem& fs, const Ledger& ledger);
 
+// The durable sidecar as P2 and P9 read it. Its payload holds only what they read:
+// last_evaluated_step and, of checkpoint_eval_state, the fields read_state reads.
 SidecarReading read_durable_sidecar(const SimFileSystem& fs);
 
 }  // namespace ckpt::sim
