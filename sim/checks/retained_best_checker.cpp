@@ -24,17 +24,6 @@ const char* view_name(FsView view) {
     return view == FsView::visible ? "visible" : "durable";
 }
 
-// Complete as the checkers define it: trainer_state.json parses and names global_step `step`.
-bool names_its_step(const std::optional<std::string>& bytes, std::int64_t step) {
-    if (!bytes || bytes->empty()) {
-        return false;
-    }
-    const auto state = json::parse(*bytes, nullptr, false);
-    const auto found = state.is_object() ? state.find("global_step") : state.end();
-    return state.is_object() && found != state.end() && found->is_number_integer() &&
-           found->get<std::int64_t>() == step;
-}
-
 }  // namespace
 
 void RetainedBestChecker::on(const IncarnationBegan& e) {
@@ -138,7 +127,8 @@ void RetainedBestChecker::read_view(FsView view) {
         if (recorded) {
             reading.complete.push_back(step);
             reading.survivors.push_back({step, record->second.score});
-        } else if (names_its_step(fs.content_in(view, known.trainer_state), step)) {
+        } else if (const auto bytes = fs.content_in(view, known.trainer_state);
+                   bytes && trainer_state_names_step(*bytes, step)) {
             reading.complete.push_back(step);
         }
     }
