@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/base/mutants.hpp"
+#include "properties/support/corpus_dir.hpp"
 #include "properties/support/property_check.hpp"
 #include "properties/support/quiet_check.hpp"
 #include "properties/support/scenario_generators.hpp"
@@ -29,8 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-const fs::path kCorpus = CKPT_CORPUS_DIR;
 
 // The generator focus each property's own test uses, so a counterexample found here is the one
 // that test would report with the mutant armed.

@@ -14,14 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/base/mutants.hpp"
+#include "properties/support/corpus_dir.hpp"
 #include "sim/world/scenario_file.hpp"
 
 namespace ckpt::properties {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kCorpus = CKPT_CORPUS_DIR;
 
 std::vector<std::string> corpus_files() {
     std::vector<std::string> files;

@@ -35,6 +35,7 @@
 #include "policy/trigger/apply_decision.hpp"
 #include "policy/trigger/trigger_callback.hpp"
 #include "properties/support/quiet_check.hpp"
+#include "properties/support/size_free_range.hpp"
 #include "sim/base/rng.hpp"
 #include "sim/disk/sim_file_system.hpp"
 
@@ -69,13 +70,6 @@ std::string_view to_string(CrashMode mode) {
             return "power loss (torn)";
     }
     return "?";
-}
-
-// RapidCheck's inRange narrows toward its lower end at small sizes (and a command's values are
-// drawn at the current size); these choices should be uniform whatever the size.
-template <typename T>
-rc::Gen<T> uniform(T lo, T hi) {
-    return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
 }
 
 rc::Gen<CrashMode> gen_crash_mode() {

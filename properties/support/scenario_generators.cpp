@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "policy/core/tie_policy.hpp"
+#include "properties/support/size_free_range.hpp"
 #include "sim/base/enum_names.hpp"
 #include "sim/scenario/swarm_ranges.hpp"
 
@@ -21,14 +22,8 @@ using sim::kSwarm;
 using sim::PlannedFault;
 using sim::Scenario;
 
-// A uniform draw in [lo, hi), shrinking toward lo. RapidCheck's inRange narrows toward lo at
-// small sizes, and element generators inside a resized container see that small size; the
-// swarm's choices are uniform whatever the size, so the size is pinned to the nominal one. Only
-// a run's length and its number of faults grow with the size.
-template <typename T>
-rc::Gen<T> uniform(T lo, T hi) {
-    return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
-}
+// Only a run's length and its number of faults grow with the size; every other choice is uniform.
+using properties::uniform;
 
 // The swarm's inclusive range as RapidCheck's half-open one.
 template <typename T>

@@ -171,7 +171,8 @@ Command add_explore_command(CLI::App& parent) {
                          "Explore for this many seconds (with --seeds: stop at whichever comes first)")
             ->check(finite_positive(kMaxExploreSeconds));
     command
-        ->add_option("--jobs", o->jobs, "Worker threads (default: one per core); results do not depend on it")
+        ->add_option("--jobs", o->jobs,
+                     "Worker threads; 0 (the default) means one per core. Results do not depend on it")
         ->check(unsigned_in(0, kMaxJobs));
     command->add_option("--shard", o->shard, "Take only shard K of N (K/N), for a CI matrix");
     command->add_option("--first-seed", o->first_seed, "The first seed")

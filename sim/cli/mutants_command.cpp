@@ -135,7 +135,7 @@ Command add_mutants_command(CLI::App& parent) {
     command->add_option("--budget", o->budget, "Scenarios per mutant before it counts as surviving")
         ->check(unsigned_in(1, std::uint64_t{1} << 40))
         ->capture_default_str();
-    command->add_option("--jobs", o->jobs, "Worker threads (default: one per core)")
+    command->add_option("--jobs", o->jobs, "Worker threads; 0 (the default) means one per core")
         ->check(unsigned_in(0, kMaxJobs));
     command->add_option("--only", o->only, "Only these mutants (repeatable)");
     command->add_option("--out", o->out_dir, "Where each mutant's counterexample is saved")

@@ -6,14 +6,11 @@
 #include <vector>
 
 #include "policy/core/tie_policy.hpp"
+#include "sim/scenario/roll.hpp"
 #include "sim/scenario/swarm_ranges.hpp"
 
 namespace ckpt::sim {
 namespace {
-
-bool roll(Rng& rng, Odds odds) {
-    return rng.chance(odds.numerator, odds.denominator);
-}
 
 PlannedFault aimed_crash(Rng& rng, FaultAim aim) {
     PlannedFault fault;

@@ -10,14 +10,11 @@
 #include "sim/base/enum_names.hpp"
 #include "sim/base/rng.hpp"
 #include "sim/scenario/buggify.hpp"
+#include "sim/scenario/roll.hpp"
 #include "sim/scenario/swarm_ranges.hpp"
 
 namespace ckpt::sim {
 namespace {
-
-bool roll(Rng& rng, Odds odds) {
-    return rng.chance(odds.numerator, odds.denominator);
-}
 
 template <typename T>
 T draw(Rng& rng, Range<T> range) {

@@ -208,6 +208,15 @@ TEST_F(CliCommands, ExploreRejectsAShardOutsideItsRange) {
     }
 }
 
+// `--jobs 0` is accepted, so the help must say what it means rather than leave it to a guess.
+TEST_F(CliCommands, HelpSaysWhatJobsZeroMeans) {
+    for (const std::string command : {"explore", "mutants"}) {
+        const auto help = ckptsim({command, "--help"});
+        EXPECT_EQ(help.exit_code, 0) << command;
+        EXPECT_THAT(help.out, HasSubstr("0 (the default) means one per core")) << command;
+    }
+}
+
 TEST_F(CliCommands, MutantsJsonIsTheKillTable) {
     const auto out = path("mutants");
     const auto run =
