@@ -78,7 +78,7 @@ constexpr std::array<MutantInfo, 33> kCatalogue{{
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the
-// README's mutant section says why for each.
+// "Pending" paragraph of docs/mutation-testing.md says why for each.
 constexpr std::array<MutantInfo, 3> kPending{{
     {Mutant::trainer_best_cleanup_accepted, "trainer_best_cleanup_accepted",
      "the callback accepts save_total_limit=1 beside metric_for_best_model or load_best_model_at_end, so "

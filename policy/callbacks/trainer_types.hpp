@@ -13,8 +13,8 @@ namespace ckpt {
 struct TrainingArguments {
     std::string output_dir;
     // Read by on_train_begin to refuse the settings under which the callback cannot keep its
-    // guarantees (README "Using the seed's callback with Transformers safely"). Defaults are
-    // Transformers' own.
+    // guarantees (docs/transformers.md, "Using the original's callback with Transformers safely").
+    // Defaults are Transformers' own.
     std::string save_strategy = "steps";
     std::int64_t save_total_limit = 0;    // 0: None
     std::string metric_for_best_model{};  // empty: None

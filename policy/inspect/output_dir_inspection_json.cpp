@@ -1,5 +1,5 @@
 // The `--json` form of an OutputDirInspection. Field names are a contract with scripts (see
-// README): add fields freely, never rename or remove one.
+// docs/cli.md, inspect): add fields freely, never rename or remove one.
 #include "policy/inspect/inspection_report.hpp"
 
 namespace ckpt {

@@ -1,5 +1,6 @@
 // The rules behind assess_training_args: each finding restates a row of issue 11's audit with the
-// ckptsim result for it (README "Using the seed's callback with Transformers safely").
+// ckptsim result for it (docs/transformers.md,
+// "Using the original's callback with Transformers safely").
 #include "policy/inspect/training_args_risks.hpp"
 
 #include <algorithm>

@@ -22,7 +22,7 @@ namespace ckpt::sim {
 // what it observed (scores it handed out, files as they are on the simulated disk, calls that
 // returned), never from what the policy code claims about itself.
 //
-// Definitions used by the oracles (also in the README):
+// Definitions used by the oracles (also in docs/properties.md):
 //  - A checkpoint is *complete* when its trainer_state.json parses and names global_step N.
 //  - A decision is *durably recorded* when a write that holds it has returned and the durable
 //    view of the disk (what a power loss would leave) holds it: the sidecar after persist() or

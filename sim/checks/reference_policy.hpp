@@ -23,7 +23,7 @@ struct ReferenceOutcome {
 ReferenceOutcome reference_observe(const PolicySettings& settings, CheckpointEvaluationState state,
                                    double score, std::int64_t step);
 
-// The rule for a resume under edited settings (README, deliberate differences): the counts a
+// The rule for a resume under edited settings (docs/deliberate-differences.md, 13): the counts a
 // checkpoint carries were judged under its settings, so a resume under other ones must refuse,
 // naming each. Returns the names of the settings that differ; empty: the resume may proceed.
 std::vector<std::string_view> reference_changed_settings(const PolicySettings& saved,

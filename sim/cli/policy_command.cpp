@@ -1,5 +1,5 @@
 // `ckptsim policy`: the policy alone over JSON Lines. This is the protocol other
-// implementations are compared with, so its shape is fixed (see README). --mutant arms a
+// implementations are compared with, so its shape is fixed (see docs/policy-protocol.md). --mutant arms a
 // catalogue mutant, so that check-policy can be shown catching a wrong implementation.
 #include <iostream>
 #include <optional>

@@ -1,6 +1,6 @@
 #pragma once
 
-// One request line of the `ckptsim policy` JSON Lines protocol (README "ckptsim policy"): its
+// One request line of the `ckptsim policy` JSON Lines protocol (docs/policy-protocol.md): its
 // answer, or {"error": {"kind": "input_error", "message": "line N: ..."}} for a line that is not
 // one of the protocol's forms. Never throws for the line's content. Used by the command and by
 // fuzz/policy_line_fuzzer.cpp.

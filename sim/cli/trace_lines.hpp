@@ -1,4 +1,4 @@
-// The machine trace (JSON Lines, see README "The machine trace") read back for the people-facing
+// The machine trace (JSON Lines, see docs/reading-a-run.md) read back for the people-facing
 // renderers: each line parsed once, with the training step in force when it was written and the
 // job's rank count. Reads only the trace's own fields, never the simulator's state.
 #pragma once

@@ -1,4 +1,4 @@
-// `ckptsim vectors`: writes the conformance vectors (README "Conformance vectors") as JSON Lines,
+// `ckptsim vectors`: writes the conformance vectors (docs/policy-protocol.md) as JSON Lines,
 // to stdout or --out. The same seed and count always write the same bytes.
 #include <fstream>
 #include <iostream>

@@ -1,6 +1,6 @@
 // A conformance vector: a configuration, the request lines fed to a fresh policy, and the
 // answers the seed gives (from the reference), with the JSON Lines form `ckptsim vectors`
-// writes and check-policy reads (README "Conformance vectors"). Reading refuses a bad file.
+// writes and check-policy reads (docs/policy-protocol.md). Reading refuses a bad file.
 #pragma once
 
 #include <stdexcept>

@@ -1,7 +1,8 @@
-// The README's "Debugging a failure" walkthrough, run as written: the shell block after the
-// `walkthrough-commands` marker is split into commands, each run against the built ckptsim in a
-// fresh directory, in order, and held to the exit status its `# exit N` comment states. The
-// seed and mutant it starts from must be a row of the README's own mutant table.
+// The "Debugging a failure" walkthrough (docs/reading-a-run.md), run as written: the shell block
+// after the `walkthrough-commands` marker is split into commands, each run against the built
+// ckptsim in a fresh directory, in order, and held to the exit status its `# exit N` comment
+// states. The seed and mutant it starts from must be a row of the mutant kill table
+// (docs/mutation-testing.md).
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -30,12 +31,12 @@ struct WalkthroughCommand {
 };
 
 // The lines of the first ```sh block after the marker.
-std::vector<std::string> walkthrough_block(const std::string& readme) {
-    const auto marker = readme.find(kMarker);
+std::vector<std::string> walkthrough_block(const std::string& doc) {
+    const auto marker = doc.find(kMarker);
     if (marker == std::string::npos) {
         return {};
     }
-    std::istringstream in(readme.substr(marker));
+    std::istringstream in(doc.substr(marker));
     std::vector<std::string> lines;
     bool inside = false;
     for (std::string line; std::getline(in, line);) {
@@ -90,8 +91,9 @@ class ReadmeWalkthrough : public CkptsimProcessTest {
 };
 
 TEST_F(ReadmeWalkthrough, EveryCommandRunsAsTheReadmeSays) {
-    const auto readme = read_all(CKPT_README);
-    const auto commands = parse_commands(walkthrough_block(readme));
+    const auto walkthrough = read_all(CKPT_WALKTHROUGH_DOC);
+    const auto mutant_table = read_all(CKPT_MUTANT_TABLE_DOC);
+    const auto commands = parse_commands(walkthrough_block(walkthrough));
     ASSERT_GE(commands.size(), 5U) << "the walkthrough block after '" << kMarker << "' is missing or short";
     // It covers each step: run under a mutant, shrink, the text trace, the timeline, the real code.
     const auto any = [&](auto&& holds) { return std::any_of(commands.begin(), commands.end(), holds); };
@@ -106,8 +108,9 @@ TEST_F(ReadmeWalkthrough, EveryCommandRunsAsTheReadmeSays) {
     ASSERT_EQ(first.args[0], "run");
     const std::regex row("\\| " + after(first, "--mutant") + " \\| yes \\| P[0-9]+ \\| " +
                          after(first, "--seed") + " \\|");
-    EXPECT_TRUE(std::regex_search(readme, row)) << "seed " << after(first, "--seed") << " of "
-                                                << after(first, "--mutant") << " is not in the mutant table";
+    EXPECT_TRUE(std::regex_search(mutant_table, row))
+        << "seed " << after(first, "--seed") << " of " << after(first, "--mutant")
+        << " is not in the mutant table";
 
     for (const auto& command : commands) {
         const auto done = ckptsim(command.args);

@@ -32,7 +32,7 @@ TEST(CheckpointRotation, MtimeOrderPutsARewrittenOlderStepLast) {
     EXPECT_EQ(steps_of(sorted), (std::vector<std::int64_t>{60, 50}));
     EXPECT_EQ(steps_of(sorted_checkpoints(steps({50, 60}), RotationOrder::step, mtimes)),
               (std::vector<std::int64_t>{50, 60}));
-    // The stale checkpoint-60 is the one rotation deletes (README finding 2 under use_mtime).
+    // The stale checkpoint-60 is the one rotation deletes (docs/findings.md, finding 2, under use_mtime).
     EXPECT_EQ(steps_of(checkpoints_to_rotate(sorted, 1, std::nullopt)), (std::vector<std::int64_t>{60}));
 }
 
