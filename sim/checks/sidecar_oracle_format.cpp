@@ -12,7 +12,7 @@
 namespace ckpt::sim {
 namespace {
 
-std::string or_null(const std::optional<std::int64_t>& value) {
+std::string integer_text_or_null(const std::optional<std::int64_t>& value) {
     return value ? std::to_string(*value) : std::string("null");
 }
 
@@ -85,14 +85,14 @@ std::string oracle_sidecar_text(const PolicySettings& settings, const Checkpoint
     text += std::string("      \"best_is_external\": ") + boolean(state.best_is_external) + ",\n";
     text += "      \"best_score\": " +
             (state.best_score ? python_float_repr(*state.best_score) : std::string("null")) + ",\n";
-    text += "      \"best_step\": " + or_null(state.best_step) + ",\n";
+    text += "      \"best_step\": " + integer_text_or_null(state.best_step) + ",\n";
     text += "      \"evaluation_count\": " + std::to_string(state.evaluation_count) + ",\n";
     text += "      \"lower_score_streak\": " + std::to_string(state.lower_score_streak) + ",\n";
     text += std::string("      \"stop_requested\": ") + boolean(state.stop_requested) + "\n";
     text += "    },\n";
     text += std::string("    \"tie_policy\": \"") + reference_tie_policy_name(settings.tie_policy) + "\",\n";
     text += "    \"version\": 1\n  },\n";
-    text += "  \"last_evaluated_step\": " + or_null(last_evaluated_step) + ",\n";
+    text += "  \"last_evaluated_step\": " + integer_text_or_null(last_evaluated_step) + ",\n";
     text += "  \"version\": 2\n}\n";
     return text;
 }

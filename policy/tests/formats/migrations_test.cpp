@@ -14,10 +14,12 @@
 #include "policy/callbacks/stateful_callbacks.hpp"
 #include "policy/callbacks/trainer_control.hpp"
 #include "policy/formats/document_migrations.hpp"
+#include "policy/tests/support/json_keys.hpp"
 
 namespace ckpt {
 namespace {
 
+using ckpt::testing::keys_of;
 using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -43,14 +45,6 @@ json pre_stateful_trainer_state() {
         "trial_name": null,
         "trial_params": null
     })");
-}
-
-std::vector<std::string> keys_of(const json& object) {
-    std::vector<std::string> keys;
-    for (const auto& item : object.items()) {
-        keys.push_back(item.key());
-    }
-    return keys;
 }
 
 TEST(TrainerStateMigration, UpgradesAPreStatefulCallbacksDocument) {

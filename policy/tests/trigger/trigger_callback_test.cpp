@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "policy/base/errors.hpp"
+#include "policy/tests/support/json_keys.hpp"
 #include "policy/tests/support/trigger_callback_test_support.hpp"
 
 namespace ckpt::testing {
@@ -258,14 +259,6 @@ TYPED_TEST(TriggerCallbackEvents, RecordsADecisionReceivedAsAMapping) {
 }
 
 // ---- state() / from_state() -----------------------------------------------------------------
-
-std::vector<std::string> keys_of(const json& object) {
-    std::vector<std::string> keys;
-    for (const auto& [key, value] : object.items()) {
-        keys.push_back(key);
-    }
-    return keys;
-}
 
 TYPED_TEST(TriggerCallbackEvents, StateHasExactlyTheSeedsKeys) {
     auto config = this->config();

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/tests/support/subprocess.hpp"
+#include "sim/tests/support/text_lines.hpp"
 
 namespace ckpt::cli {
 namespace {
@@ -25,32 +26,17 @@ namespace {
 using ckpt::testing::CkptsimProcessTest;
 using ckpt::testing::Completed;
 using ckpt::testing::read_all;
+using ckpt::testing::reference_fnv1a64;
+using ckpt::testing::split_lines;
 using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-std::vector<std::string> split_lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        lines.push_back(line);
-    }
-    return lines;
-}
 
 bool is_hash(const json& value) {
     return value.is_string() && std::regex_match(value.get<std::string>(), std::regex("[0-9a-f]{16}"));
 }
 
 // FNV-1a 64, written from the reference rather than taken from the library.
-std::uint64_t reference_fnv1a64(std::string_view bytes) {
-    std::uint64_t hash = 14695981039346656037ULL;
-    for (const unsigned char byte : bytes) {
-        hash = (hash ^ byte) * 1099511628211ULL;
-    }
-    return hash;
-}
-
 // The keys of a JSON object's own members, in order and with repeats, which json::parse hides
 // by keeping only the last of two equal keys.
 std::vector<std::string> top_level_keys(const std::string& text) {

@@ -13,23 +13,17 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/tests/support/subprocess.hpp"
+#include "sim/tests/support/text_lines.hpp"
 
 namespace ckpt::cli {
 namespace {
 
 using ckpt::testing::CkptsimProcessTest;
 using ckpt::testing::read_all;
+using ckpt::testing::split_lines;
 using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::vector<std::string> split_lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        lines.push_back(line);
-    return lines;
-}
 
 // A small well-formedness check: every element closes, in order, and attribute values are quoted.
 bool well_formed_xml(const std::string& xml, std::string& why) {

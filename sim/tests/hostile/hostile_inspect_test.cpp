@@ -225,7 +225,7 @@ std::vector<InspectCase> all_cases() {
 
 class HostileInspect : public ::testing::TestWithParam<InspectCase> {};
 
-nlohmann::json inspect_json(SeedOutputDir& dir, int& exit_code, std::string& err) {
+nlohmann::json inspect_json_of_damaged(SeedOutputDir& dir, int& exit_code, std::string& err) {
     const auto done = run_limited({"inspect", "--json", dir.path()}, dir.scratch());
     exit_code = done.exit_code;
     err = done.err;
@@ -237,7 +237,7 @@ TEST(HostileInspectBaseline, TheUndamagedDirectoryIsConsistent) {
     build_consistent(dir);
     int exit_code = 0;
     std::string err;
-    const auto report = inspect_json(dir, exit_code, err);
+    const auto report = inspect_json_of_damaged(dir, exit_code, err);
     EXPECT_EQ(exit_code, 0) << report.dump(2) << err;
 }
 
@@ -249,7 +249,7 @@ TEST_P(HostileInspect, IsReportedAsAProblemAndNothingIsWritten) {
     const auto before = tree_snapshot(dir.scratch());
     int exit_code = 0;
     std::string err;
-    const auto report = inspect_json(dir, exit_code, err);
+    const auto report = inspect_json_of_damaged(dir, exit_code, err);
     ASSERT_NE(exit_code, kTimedOut) << "hung";
     EXPECT_EQ(tree_snapshot(dir.scratch()), before) << "inspect changed the directory";
     if (c.kind.empty() && exit_code == 2) {

@@ -14,21 +14,16 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/swarm.hpp"
 #include "sim/tests/support/subprocess.hpp"
+#include "sim/tests/support/text_lines.hpp"
 #include "sim/world/simulation.hpp"
 
 namespace ckpt::sim {
 namespace {
 
+using ckpt::testing::reference_fnv1a64;
 using nlohmann::json;
 
 // FNV-1a 64 as the reference defines it (offset basis 14695981039346656037, prime 2^40 + 0x1b3).
-std::uint64_t reference_fnv1a64(std::string_view bytes, std::uint64_t hash = 14695981039346656037ULL) {
-    for (const unsigned char byte : bytes) {
-        hash = (hash ^ byte) * 1099511628211ULL;
-    }
-    return hash;
-}
-
 std::string hex16(std::uint64_t value) {
     char text[17];
     std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
