@@ -233,7 +233,9 @@ void draw_legend(std::ostringstream& svg, double top) {
             << "</text>\n";
         x += 200;
     };
-    for (const auto& [kind, m] : markers()) {
+    // Not a structured binding: clang 14 (the sanitizer build's compiler) cannot capture one.
+    for (const auto& kind_and_marker : markers()) {
+        const Marker& m = kind_and_marker.second;
         entry([&m](double gx, double gy) { return shape(m, gx, gy); }, m.label);
     }
     auto line = [](const char* style) {
