@@ -106,8 +106,10 @@ TEST_F(ReadmeWalkthrough, EveryCommandRunsAsTheReadmeSays) {
     // The failing seed is the one the mutant table gives for that mutant.
     const auto& first = commands.front();
     ASSERT_EQ(first.args[0], "run");
-    const std::regex row("\\| " + after(first, "--mutant") + " \\| yes \\| P[0-9]+ \\| " +
-                         after(first, "--seed") + " \\|");
+    // A row of the pasted text table: the mutant, "yes", the property, the seed, each column
+    // separated by whitespace.
+    const std::regex row("\n" + after(first, "--mutant") + R"(\s+yes\s+P[0-9]+\s+)" + after(first, "--seed") +
+                         R"(\s)");
     EXPECT_TRUE(std::regex_search(mutant_table, row))
         << "seed " << after(first, "--seed") << " of " << after(first, "--mutant")
         << " is not in the mutant table";
