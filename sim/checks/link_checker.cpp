@@ -34,12 +34,28 @@ void LinkChecker::on(const LinkPublished& e) {
                              (committing ? "every rank finished writing it" : "it was complete"));
     }
     if (ledger.link_step && *ledger.link_step != step) {
-        if (!ledger.link_target_damaged && !(*score > ledger.link_score)) {
+        const bool target_lost = ledger.link_target_damaged || lost_in_save_window_ == ledger.link_step;
+        if (!target_lost && !(*score > ledger.link_score)) {
             context_.violate(Property::P1, "final_checkpoint moved from checkpoint-" +
                                                std::to_string(*ledger.link_step) + " (score " +
                                                json(ledger.link_score).dump() + ") to checkpoint-" +
                                                std::to_string(step) + " (score " + json(*score).dump() + ")");
         }
+    }
+}
+
+void LinkChecker::on(const IncarnationBegan&) {
+    link_checked_at_ops_ = UINT64_MAX;
+    in_commit_ = false;
+    // A crash inside the save window (the window is still open: no on_train_begin has run since)
+    // can take the linked best with it: rotation had removed it, the new checkpoint was not yet
+    // durable, and a restart that removes incomplete checkpoints leaves nothing that holds that
+    // score. That is the seed's known exposure, counted as save_window_dangling; the next link is
+    // then not a move away from a best that still exists. Judged on the disk the resume sees.
+    const auto& ledger = context_.ledger;
+    if (context_.save_window.open() && ledger.link_step &&
+        !checkpoint_is_complete(context_.fs, ledger, *ledger.link_step)) {
+        lost_in_save_window_ = ledger.link_step;
     }
 }
 

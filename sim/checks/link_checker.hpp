@@ -16,10 +16,7 @@ class LinkChecker {
   public:
     explicit LinkChecker(const CheckerContext& context) : context_(context) {}
 
-    void on(const IncarnationBegan&) noexcept {
-        link_checked_at_ops_ = UINT64_MAX;
-        in_commit_ = false;
-    }
+    void on(const IncarnationBegan&);
     void on(const LinkPublished& e);
     void on(const CrashPointPassed& e);
     void on(const JobFinished& e);
@@ -42,6 +39,8 @@ class LinkChecker {
     bool in_commit_ = false;
     bool commit_linked_ = false;
     bool commit_sidecar_before_link_ = false;
+    // The linked checkpoint a crash inside the save window took with it (see on(IncarnationBegan)).
+    std::optional<std::int64_t> lost_in_save_window_;
 };
 
 }  // namespace ckpt::sim
