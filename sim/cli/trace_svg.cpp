@@ -1,25 +1,42 @@
-// Builds the timeline as SVG text: panel geometry first, then markers grouped by pixel bin.
+// Builds the timeline as SVG text. x is cut into one panel per incarnation, side by side in the
+// order they ran, each spanning the steps (or the virtual time) that incarnation covered: a resume
+// that goes back in steps starts a panel of its own instead of drawing its markers over the
+// earlier incarnation's, and an arc under the axis links each resume to the checkpoint it resumed
+// from. Every label is placed through one Layout that refuses a box overlapping one already placed
+// (svg_text.hpp), so a label finds a free place or is left out (its text stays in a tooltip).
+// Markers are grouped per incarnation, lane, kind and 3-pixel bin and drawn as <use> of one shape
+// per kind, so a 10,000-step, 8-rank run stays a file of a few hundred KB.
 #include "sim/cli/trace_svg.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
 
+#include "sim/cli/svg_text.hpp"
 #include "sim/cli/trace_lines.hpp"
 
 namespace ckpt::cli {
 namespace {
 
-constexpr double kLeft = 120, kWidth = 1200, kScoreTop = 40, kScoreHeight = 160, kLane = 30, kBin = 3;
+constexpr double kLeft = 120, kPlotWidth = 1200, kScoreHeight = 160, kLane = 30, kBin = 3;
+// Between two incarnations' panels, inside a panel's edges, the narrowest a panel's inside gets, and
+// the narrowest it gets when few panels share the width.
+constexpr double kGap = 14, kPad = 6, kMinInner = 24, kRoomyInner = 80;
+constexpr int kViolationRows = 4;  // rows of violation labels above the panels; further ones: tooltips
+constexpr double kRowPitch = 14, kArcDepth = 22;
 
 struct Marker {
     const char* shape;  // circle, square, diamond, cross, tick, triangle, bar
     const char* colour;
-    const char* label;  // for the legend
+    const char* label;  // for the legend and the tooltips
 };
 
+// By kind; the kind is also the id of the marker's shape in <defs>.
 const std::map<std::string, Marker>& markers() {
     static const std::map<std::string, Marker> table = {
         {"evaluation", {"circle", "#1f77b4", "evaluation (score above)"}},
@@ -41,34 +58,66 @@ const std::map<std::string, Marker>& markers() {
     return table;
 }
 
-std::string f(double v) {
+// A coordinate: one decimal, none when whole (a long run's file is mostly coordinates).
+std::string px(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.1f", v);
-    return b;
+    std::string s = b;
+    if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0)
+        s.resize(s.size() - 2);
+    return s == "-0" ? "0" : s;
 }
 
-std::string g(double v) {
+std::string score_text(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.3g", v);
     return b;
+}
+
+// "1 rank", "2 ranks": every count the timeline writes goes through here.
+std::string counted(long long n, const std::string& noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+std::string svg_escaped(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '\'':
+                out += "&apos;";
+                break;
+            default:
+                out += c;
+        }
+    }
+    return out;
 }
 
 std::string shape(const Marker& m, double x, double y) {
     const std::string c = m.colour;
     const std::string s = m.shape;
     if (s == "circle")
-        return "<circle cx='" + f(x) + "' cy='" + f(y) + "' r='4' fill='" + c + "'/>";
+        return "<circle cx='" + px(x) + "' cy='" + px(y) + "' r='4' fill='" + c + "'/>";
     if (s == "square")
-        return "<rect x='" + f(x - 4) + "' y='" + f(y - 4) + "' width='8' height='8' fill='" + c + "'/>";
+        return "<rect x='" + px(x - 4) + "' y='" + px(y - 4) + "' width='8' height='8' fill='" + c + "'/>";
     if (s == "diamond")
-        return "<path d='M" + f(x) + " " + f(y - 5) + " l5 5 l-5 5 l-5 -5z' fill='" + c + "'/>";
+        return "<path d='M" + px(x) + " " + px(y - 5) + " l5 5 l-5 5 l-5 -5z' fill='" + c + "'/>";
     if (s == "triangle")
-        return "<path d='M" + f(x) + " " + f(y - 6) + " l6 11 h-12z' fill='" + c + "'/>";
+        return "<path d='M" + px(x) + " " + px(y - 6) + " l6 11 h-12z' fill='" + c + "'/>";
     if (s == "tick")
-        return "<rect x='" + f(x - 1) + "' y='" + f(y - 8) + "' width='2' height='16' fill='" + c + "'/>";
+        return "<rect x='" + px(x - 1) + "' y='" + px(y - 8) + "' width='2' height='16' fill='" + c + "'/>";
     if (s == "bar")
-        return "<rect x='" + f(x - 1.5) + "' y='" + f(y + 2) + "' width='3' height='8' fill='" + c + "'/>";
-    return "<path d='M" + f(x - 5) + " " + f(y - 5) + " l10 10 m0 -10 l-10 10' stroke='" + c +
+        return "<rect x='" + px(x - 1.5) + "' y='" + px(y + 2) + "' width='3' height='8' fill='" + c + "'/>";
+    return "<path d='M" + px(x - 5) + " " + px(y - 5) + " l10 10 m0 -10 l-10 10' stroke='" + c +
            "' stroke-width='2.5'/>";
 }
 
@@ -103,187 +152,628 @@ std::vector<std::pair<std::string, int>> marks_of(const TraceLine& l) {
     return {};
 }
 
-struct Scale {
-    double x_max = 1;
-    bool time = false;
-    double x(const TraceLine& l) const {
-        return kLeft + kWidth * std::min(1.0, static_cast<double>(time ? l.time_ms : l.step) / x_max);
+// Every label's box: a label is drawn only where it overlaps no label drawn before it, so the
+// order of placing is the order of priority.
+class Layout {
+  public:
+    // The <text> element, or "" when the box would overlap a placed one or leave `within`.
+    std::string place(double x, double y, double size, const char* anchor, const std::string& text,
+                      const std::string& attributes = "", const svg::Box* within = nullptr) {
+        const auto box = svg::text_box(x, y, size, anchor, text);
+        if (!fits(box, within))
+            return "";
+        placed_.push_back(box);
+        return "<text x='" + px(x) + "' y='" + px(y) + "' font-size='" + px(size) + "'" +
+               (std::string(anchor) == "start" ? "" : " text-anchor='" + std::string(anchor) + "'") +
+               attributes + ">" + svg_escaped(text) + "</text>";
+    }
+
+    bool fits(const svg::Box& box, const svg::Box* within = nullptr) const {
+        if (within != nullptr && (box.left < within->left || box.right > within->right ||
+                                  box.top < within->top || box.bottom > within->bottom))
+            return false;
+        return std::none_of(placed_.begin(), placed_.end(),
+                            [&](const svg::Box& other) { return box.overlaps(other, 1); });
+    }
+
+  private:
+    std::vector<svg::Box> placed_;
+};
+
+// One incarnation's stretch of the x axis: the steps (or virtual ms) it covered, and where it sits.
+struct Panel {
+    int incarnation = 0;
+    double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+    double left = 0, right = 0;  // its edges in px; the markers keep kPad inside them
+
+    double x(double v) const {
+        const double inner = right - left - 2 * kPad;
+        return hi > lo ? left + kPad + (v - lo) / (hi - lo) * inner : left + kPad + inner / 2;
     }
 };
 
-void draw_scores(std::ostringstream& svg, const ParsedTrace& trace, const Scale& scale) {
-    double lo = 1e300, hi = -1e300;
+struct Axis {
+    bool time = false;
+    std::vector<Panel> panels;      // in the order the incarnations ran
+    std::map<int, std::size_t> of;  // incarnation -> its panel
+    double width = kPlotWidth;      // of all panels and the gaps between them
+    double px_per_unit = 0;         // in every panel not held at its minimum width
+
+    double value(const TraceLine& l) const {
+        return time ? static_cast<double>(l.time_ms) : static_cast<double>(l.step);
+    }
+    const Panel& panel(const TraceLine& l) const { return panels[of.at(l.incarnation)]; }
+    double x(const TraceLine& l) const { return panel(l).x(value(l)); }
+};
+
+// Panels as wide as their spans at one scale, except that none gets narrower than a minimum inside
+// (kRoomyInner, down to kMinInner when many panels share the width; the scale of the others shrinks
+// to make room); the plot widens only when even kMinInner does not fit.
+Axis axis_of(const ParsedTrace& trace, bool time) {
+    Axis axis;
+    axis.time = time;
     for (const auto& l : trace.lines) {
-        if (l.kind == "evaluation") {
-            const double s = l.line.value("score", 0.0);
-            lo = std::min(lo, s);
-            hi = std::max(hi, s);
+        const auto [it, fresh] = axis.of.emplace(l.incarnation, axis.panels.size());
+        if (fresh)
+            axis.panels.push_back({l.incarnation});
+        // A resume line comes before its incarnation's start and still carries the step the
+        // previous incarnation reached, which the resumed one has not.
+        if (l.kind == "resume")
+            continue;
+        auto& p = axis.panels[it->second];
+        p.lo = std::min(p.lo, axis.value(l));
+        p.hi = std::max(p.hi, axis.value(l));
+    }
+    if (axis.panels.empty())
+        axis.panels.push_back({0});
+    double previous_hi = 0;
+    for (auto& p : axis.panels) {
+        if (p.lo > p.hi)
+            p.lo = p.hi = previous_hi;
+        previous_hi = p.hi;
+    }
+    const auto n = static_cast<double>(axis.panels.size());
+    const double fixed = n * 2 * kPad + (n - 1) * kGap;
+    axis.width = std::max(kPlotWidth, fixed + n * kMinInner);
+    const double room = axis.width - fixed;
+    // Few panels leave room for a short incarnation to show its markers apart and its heading.
+    const double min_inner = std::clamp(room / (2 * n), kMinInner, kRoomyInner);
+    std::vector<bool> narrow(axis.panels.size(), false);
+    for (std::size_t round = 0; round <= axis.panels.size(); ++round) {
+        double span = 0, taken = 0;
+        for (std::size_t i = 0; i < axis.panels.size(); ++i) {
+            if (narrow[i])
+                taken += min_inner;
+            else
+                span += axis.panels[i].hi - axis.panels[i].lo;
+        }
+        axis.px_per_unit = span > 0 ? (room - taken) / span : 0;
+        bool changed = false;
+        for (std::size_t i = 0; i < axis.panels.size(); ++i) {
+            if (!narrow[i] && (axis.panels[i].hi - axis.panels[i].lo) * axis.px_per_unit < min_inner)
+                changed = narrow[i] = true;
+        }
+        if (!changed)
+            break;
+    }
+    std::vector<double> inner(axis.panels.size());
+    double used = 0;
+    for (std::size_t i = 0; i < axis.panels.size(); ++i) {
+        inner[i] = narrow[i] ? min_inner : (axis.panels[i].hi - axis.panels[i].lo) * axis.px_per_unit;
+        used += inner[i];
+    }
+    double x = kLeft;
+    for (std::size_t i = 0; i < axis.panels.size(); ++i) {
+        const double share = axis.px_per_unit > 0 ? 0 : (room - used) / n;  // all narrow: share the rest
+        axis.panels[i].left = x;
+        axis.panels[i].right = x + 2 * kPad + inner[i] + share;
+        x = axis.panels[i].right + kGap;
+    }
+    return axis;
+}
+
+// Where each band of the picture sits, top to bottom: the title and its second line, the
+// incarnations' headings, the rows of violation labels (whose lines run down from them, so nothing
+// sits between a label and its panel but other labels' rows), the score panels, the lanes, the axis
+// labels, the resume arcs and the legend.
+struct Frame {
+    double header = 56;          // the baseline of the incarnations' headings
+    double violations_top = 46;  // the top of the first row of violation labels
+    double score_top = 0, score_bottom = 0;
+    double lanes_top = 0, lanes_bottom = 0;
+    double ticks = 0;  // the baseline of the axis labels
+    double arcs = 0;   // the top of the resume arcs
+    double legend = 0;
+    int ranks = 1;
+
+    double row(int r) const { return violations_top + 11 + kRowPitch * r; }
+    double lane_y(int lane) const {  // lane -1 is storage, below the ranks
+        return lanes_top + kLane * (lane < 0 ? ranks : lane) + kLane / 2;
+    }
+};
+
+// `several`: several incarnations, so headings above and resume arcs below.
+Frame frame_of(int ranks, int violation_rows, bool several) {
+    Frame f;
+    f.ranks = ranks;
+    f.violations_top = several ? f.header + 4 : 46;
+    f.score_top = f.violations_top + kRowPitch * violation_rows + 6;
+    f.score_bottom = f.score_top + kScoreHeight;
+    f.lanes_top = f.score_bottom + 30;
+    f.lanes_bottom = f.lanes_top + kLane * (ranks + 1);
+    f.ticks = f.lanes_bottom + 14;
+    f.arcs = f.lanes_bottom + 22;
+    f.legend = several ? f.arcs + kArcDepth + 30 : f.lanes_bottom + 45;
+    return f;
+}
+
+// The violations of one pixel bin of one panel, drawn as one red line with one label.
+struct ViolationMark {
+    double x = 0;
+    std::int64_t first_step = 0, last_step = 0;
+    std::vector<std::string> properties;  // each once, in the order they were violated
+    long long count = 0;
+    std::string label;
+    int row = -1;  // -1: no room for the label
+    svg::Box box;
+};
+
+std::vector<ViolationMark> violation_marks(const ParsedTrace& trace, const Axis& axis) {
+    std::map<std::pair<std::size_t, long>, ViolationMark> bins;
+    for (const auto& l : trace.lines) {
+        if (l.kind != "violation")
+            continue;
+        const double x = axis.x(l);
+        auto [it, fresh] = bins.try_emplace({axis.of.at(l.incarnation), static_cast<long>(x / kBin)});
+        auto& v = it->second;
+        if (fresh) {
+            v.x = x;
+            v.first_step = l.step;
+        }
+        v.last_step = l.step;
+        ++v.count;
+        const auto property = l.line.value("property", std::string("?"));
+        if (std::find(v.properties.begin(), v.properties.end(), property) == v.properties.end())
+            v.properties.push_back(property);
+    }
+    std::vector<ViolationMark> marks;
+    for (auto& [key, v] : bins) {
+        for (std::size_t i = 0; i < v.properties.size(); ++i)
+            v.label += (i == 0 ? "" : ", ") + v.properties[i];
+        v.label += " violated at " + (v.first_step == v.last_step ? "step " + std::to_string(v.first_step)
+                                                                  : "steps " + std::to_string(v.first_step) +
+                                                                        ".." + std::to_string(v.last_step));
+        if (v.count > 1)
+            v.label += " (" + counted(v.count, "violation") + ")";
+        marks.push_back(std::move(v));
+    }
+    return marks;
+}
+
+// Rows for the violation labels, left to right: a label takes the highest row where it overlaps
+// no label, its line (which runs down from its row) crosses no label below, and no line from a
+// higher row crosses it. Returns how many rows are used.
+int lay_out_violations(std::vector<ViolationMark>& marks, const Axis& axis, const Frame& frame,
+                       const Layout& layout) {
+    int rows = 0;
+    const double right = kLeft + axis.width;
+    for (std::size_t i = 0; i < marks.size(); ++i) {
+        auto& m = marks[i];
+        const double width = svg::text_width(m.label, 11);
+        const bool leftwards = m.x + 3 + width > right;
+        for (int r = 0; r < kViolationRows && m.row < 0; ++r) {
+            const auto box = svg::text_box(leftwards ? m.x - 3 : m.x + 3, frame.row(r), 11,
+                                           leftwards ? "end" : "start", m.label);
+            bool free = layout.fits(box);
+            for (std::size_t j = 0; j < i && free; ++j) {
+                const auto& other = marks[j];
+                if (other.row < 0)
+                    continue;
+                const svg::Box wider{box.left - 6, box.top, box.right + 6, box.bottom};  // words apart
+                free = !wider.overlaps(other.box) &&
+                       !(other.row > r && m.x >= other.box.left - 2 && m.x <= other.box.right + 2) &&
+                       !(other.row < r && other.x >= box.left - 2 && other.x <= box.right + 2);
+            }
+            if (free) {
+                m.row = r;
+                m.box = box;
+                rows = std::max(rows, r + 1);
+            }
         }
     }
+    return rows;
+}
+
+void draw_violations(std::ostringstream& svg, const std::vector<ViolationMark>& marks, const Frame& frame,
+                     Layout& layout) {
+    for (const auto& m : marks) {
+        const bool labelled = m.row >= 0;
+        svg << "<g><title>" << svg_escaped(m.label) << "</title><line x1='" << px(m.x) << "' x2='" << px(m.x)
+            << "' y1='" << px(labelled ? frame.row(m.row) + 3 : frame.score_top) << "' y2='"
+            << px(frame.lanes_bottom) << "' stroke='#d62728' stroke-width='2'/></g>";
+        if (labelled) {
+            const bool leftwards = m.box.right <= m.x;
+            svg << layout.place(leftwards ? m.x - 3 : m.x + 3, frame.row(m.row), 11,
+                                leftwards ? "end" : "start", m.label, " fill='#d62728'");
+        }
+        svg << "\n";
+    }
+}
+
+// The score curve, best so far and patience streak, broken at each incarnation: a resumed one
+// starts its best-so-far from the state it restored.
+void draw_scores(std::ostringstream& svg, const ParsedTrace& trace, const Axis& axis, const Frame& frame,
+                 Layout& layout) {
+    double lo = 1e300, hi = -1e300;
+    long long evaluations = 0;
+    long streak_max = 1;
+    auto best_of = [](const TraceLine& l) {
+        return l.line.value("state", nlohmann::json::object()).value("best_score", nlohmann::json());
+    };
+    for (const auto& l : trace.lines) {
+        if (l.kind == "evaluation" || l.kind == "restored") {
+            for (const auto& s :
+                 {l.kind == "evaluation" ? l.line.value("score", nlohmann::json()) : nlohmann::json(),
+                  best_of(l)}) {
+                if (s.is_number()) {
+                    lo = std::min(lo, s.get<double>());
+                    hi = std::max(hi, s.get<double>());
+                }
+            }
+        }
+        if (l.kind == "evaluation") {
+            ++evaluations;
+            streak_max = std::max<long>(streak_max, l.line.value("streak", 0L));
+        }
+    }
+    for (const auto& p : axis.panels) {
+        svg << "<rect x='" << px(p.left) << "' y='" << px(frame.score_top) << "' width='"
+            << px(p.right - p.left) << "' height='" << px(kScoreHeight) << "' fill='#f8f8f8' stroke='#ccc'/>";
+    }
+    svg << layout.place(10, frame.score_top + 15, 12, "start", "score") << "\n";
     if (lo > hi)
         return;
     if (hi - lo < 1e-9) {
         hi += 0.5;
         lo -= 0.5;
     }
-    auto y = [&](double s) { return kScoreTop + kScoreHeight - (s - lo) / (hi - lo) * (kScoreHeight - 20); };
+    auto y = [&](double s) { return frame.score_bottom - (s - lo) / (hi - lo) * (kScoreHeight - 20); };
+    svg << layout.place(kLeft - 4, y(hi) + 3, 10, "end", score_text(hi))
+        << layout.place(kLeft - 4, y(lo) + 3, 10, "end", score_text(lo)) << "\n";
     std::string score_path, best_path, streaks, scores;
-    const auto evaluations = std::count_if(trace.lines.begin(), trace.lines.end(),
-                                           [](const TraceLine& l) { return l.kind == "evaluation"; });
-    long streak_max = 1;
-    for (const auto& l : trace.lines)
-        if (l.kind == "evaluation")
-            streak_max = std::max<long>(streak_max, l.line.value("streak", 0L));
+    int path_incarnation = -1, best_incarnation = -1;
     double last_bin = -1;
     for (const auto& l : trace.lines) {
-        if (l.kind != "evaluation")
+        const bool restored = l.kind == "restored" && l.rank <= 0;
+        if (l.kind != "evaluation" && !restored)
             continue;
-        const double x = scale.x(l);
-        const auto& best =
-            l.line.value("state", nlohmann::json::object()).value("best_score", nlohmann::json());
-        score_path += (score_path.empty() ? "M" : " L") + f(x) + " " + f(y(l.line.value("score", 0.0)));
-        if (evaluations <= 40) {  // few enough to print each score beside its point
-            scores += "<text x='" + f(x + 3) + "' y='" + f(y(l.line.value("score", 0.0)) - 4) +
-                      "' font-size='9' fill='#1f77b4'>" + g(l.line.value("score", 0.0)) + "</text>";
+        const double x = axis.x(l);
+        const auto best = best_of(l);
+        if (best.is_number()) {
+            best_path +=
+                (best_incarnation == l.incarnation ? " L" : "M") + px(x) + " " + px(y(best.get<double>()));
+            best_incarnation = l.incarnation;
         }
-        if (best.is_number())
-            best_path += (best_path.empty() ? "M" : " L") + f(x) + " " + f(y(best.get<double>()));
+        if (restored)
+            continue;
+        const double score = l.line.value("score", 0.0);
+        score_path += (path_incarnation == l.incarnation ? " L" : "M") + px(x) + " " + px(y(score));
+        path_incarnation = l.incarnation;
+        if (evaluations <= 40) {  // few enough to dot each score and print it beside, where there is room
+            scores += "<circle cx='" + px(x) + "' cy='" + px(y(score)) + "' r='2' fill='#1f77b4'/>";
+            const auto& p = axis.panel(l);
+            const svg::Box within{p.left + 1, frame.score_top + 1, p.right - 1, frame.score_bottom - 1};
+            const auto text = score_text(score);
+            for (const auto& [dx, dy, anchor] :
+                 {std::tuple{3.0, -4.0, "start"}, std::tuple{-3.0, -4.0, "end"},
+                  std::tuple{3.0, 11.0, "start"}, std::tuple{-3.0, 11.0, "end"}}) {
+                const auto label =
+                    layout.place(x + dx, y(score) + dy, 9, anchor, text, " fill='#1f77b4'", &within);
+                if (!label.empty()) {
+                    scores += label;
+                    break;
+                }
+            }
+        }
         if (x - last_bin >= kBin) {  // the streak as bars, one per pixel bin
             const double h =
                 30.0 * static_cast<double>(l.line.value("streak", 0L)) / static_cast<double>(streak_max);
-            streaks += "<rect x='" + f(x - 1) + "' y='" + f(kScoreTop + kScoreHeight - h) +
-                       "' width='2' height='" + f(h) + "' fill='#ffbf00' opacity='0.6'/>";
+            streaks += "<rect x='" + px(x - 1) + "' y='" + px(frame.score_bottom - h) +
+                       "' width='2' height='" + px(h) + "' fill='#ffbf00' opacity='0.6'/>";
             last_bin = x;
         }
     }
-    svg << "<rect x='" << kLeft << "' y='" << kScoreTop << "' width='" << kWidth << "' height='"
-        << kScoreHeight << "' fill='#f8f8f8' stroke='#ccc'/>\n"
-        << "<text x='10' y='" << f(kScoreTop + 15) << "' font-size='12'>score</text>"
-        << "<text x='10' y='" << f(kScoreTop + 30) << "' font-size='10'>" << g(lo) << " .. " << g(hi)
-        << "</text>\n"
-        << streaks << "\n<path d='" << score_path << "' fill='none' stroke='#1f77b4' stroke-width='1.2'/>\n"
+    svg << streaks << "\n<path d='" << score_path << "' fill='none' stroke='#1f77b4' stroke-width='1.2'/>\n"
         << "<path d='" << best_path
         << "' fill='none' stroke='#2ca02c' stroke-width='2' stroke-dasharray='6 3'/>\n"
         << scores << "\n";
 }
 
-}  // namespace
-
-namespace {
-
-double lane_y(int lane, int ranks) {  // lane -1 is storage, below the ranks
-    const double first = kScoreTop + kScoreHeight + 30;
-    return first + kLane * (lane < 0 ? ranks : lane) + kLane / 2;
-}
-
-// One marker per (lane, kind, pixel bin); a bin holding several events says how many.
-void draw_lanes(std::ostringstream& svg, const ParsedTrace& trace, const Scale& scale) {
+// One marker per (incarnation, lane, kind, pixel bin); its tooltip says how many and which steps.
+void draw_lanes(std::ostringstream& svg, const ParsedTrace& trace, const Axis& axis, const Frame& frame,
+                Layout& layout) {
     for (int lane = -1; lane < trace.ranks; ++lane) {
-        const double y = lane_y(lane, trace.ranks);
-        svg << "<line x1='" << kLeft << "' x2='" << kLeft + kWidth << "' y1='" << f(y) << "' y2='" << f(y)
-            << "' stroke='#ddd'/>"
-            << "<text x='10' y='" << f(y + 4) << "' font-size='12'>"
-            << (lane < 0 ? std::string("storage") : "rank " + std::to_string(lane)) << "</text>\n";
+        const double y = frame.lane_y(lane);
+        for (const auto& p : axis.panels) {
+            svg << "<line x1='" << px(p.left) << "' x2='" << px(p.right) << "' y1='" << px(y) << "' y2='"
+                << px(y) << "' stroke='#ddd'/>";
+        }
+        svg << layout.place(10, y + 4, 12, "start",
+                            lane < 0 ? std::string("storage") : "rank " + std::to_string(lane))
+            << "\n";
     }
-    std::map<std::tuple<int, std::string, long>, std::pair<double, int>> bins;
+    struct Bin {
+        double x = 0;
+        long long count = 0;
+        std::int64_t first_step = 0, last_step = 0;
+        int incarnation = 0;
+    };
+    std::map<std::tuple<std::size_t, int, std::string, long>, Bin> bins;
     for (const auto& l : trace.lines) {
         for (const auto& [kind, where] : marks_of(l)) {
-            const double x = scale.x(l);
+            const double x = axis.x(l);
             const int lane_of = where == -3 ? 0 : where;  // -3: rank 0, drawn above its evaluations
             const int first = where == -2 ? 0 : lane_of, last = where == -2 ? trace.ranks - 1 : lane_of;
             for (int lane = first; lane <= last; ++lane) {
-                auto& bin = bins[{where == -3 ? -3 : lane, kind, static_cast<long>(x / kBin)}];
-                bin = {x, bin.second + 1};
+                auto& bin = bins[{axis.of.at(l.incarnation), where == -3 ? -3 : lane, kind,
+                                  static_cast<long>(x / kBin)}];
+                if (bin.count == 0)
+                    bin.first_step = l.step;
+                bin.x = x;
+                bin.last_step = l.step;
+                bin.incarnation = l.incarnation;
+                ++bin.count;
             }
         }
     }
+    const bool several = axis.panels.size() > 1;
     for (const auto& [key, bin] : bins) {
-        const auto& [lane, kind, unused] = key;
-        svg << "<g><title>" << markers().at(kind).label << " x" << bin.second << "</title>"
-            << shape(markers().at(kind), bin.first,
-                     lane == -3 ? lane_y(0, trace.ranks) - 10 : lane_y(lane, trace.ranks))
-            << "</g>\n";
+        const auto& [panel, lane, kind, unused] = key;
+        const auto steps = bin.first_step == bin.last_step ? "step " + std::to_string(bin.first_step)
+                                                           : "steps " + std::to_string(bin.first_step) +
+                                                                 ".." + std::to_string(bin.last_step);
+        svg << "<g><title>" << svg_escaped(markers().at(kind).label) << ": " << counted(bin.count, "marker")
+            << ", " << steps << (several ? ", incarnation " + std::to_string(bin.incarnation) : "")
+            << "</title><use href='#" << kind << "' x='" << px(bin.x) << "' y='"
+            << px(lane == -3 ? frame.lane_y(0) - 10 : frame.lane_y(lane)) << "'/></g>\n";
     }
 }
 
-void draw_violations(std::ostringstream& svg, const ParsedTrace& trace, const Scale& scale, double bottom) {
-    double label_y = kScoreTop + 12;
-    for (const auto& l : trace.lines) {
-        if (l.kind != "violation")
-            continue;
-        const double x = scale.x(l);
-        svg << "<line x1='" << f(x) << "' x2='" << f(x) << "' y1='" << kScoreTop << "' y2='" << f(bottom)
-            << "' stroke='#d62728' stroke-width='2'/>"
-            << "<text x='" << f(std::min(x + 4, kLeft + kWidth - 300)) << "' y='" << f(label_y)
-            << "' font-size='12' fill='#d62728'>" << l.line.value("property", std::string())
-            << " violated at step " << l.step << "</text>\n";
-        label_y += 14;
-    }
-}
-
-void draw_legend(std::ostringstream& svg, double top) {
-    double x = kLeft, y = top;
-    // `glyph` draws at (x, y), chosen here so a wrapped entry keeps its glyph beside its label.
-    auto entry = [&](const auto& glyph, const std::string& label) {
-        if (x > kLeft + kWidth - 150) {
-            x = kLeft;
-            y += 20;
+// Tick spacing: the smallest of 1, 2, 5 x 10^k units (whole steps, or ms) that keeps `min_px`
+// between two ticks at the axis' scale.
+double tick_spacing(const Axis& axis, double min_px) {
+    if (axis.px_per_unit <= 0)  // nothing has a span: only the ends are labelled, in whole units
+        return axis.time ? 1000 : 1;
+    const double wanted = min_px / axis.px_per_unit;
+    for (double decade = 1;; decade *= 10) {
+        for (const double m : {1.0, 2.0, 5.0}) {
+            if (m * decade >= wanted)
+                return m * decade;
         }
-        svg << glyph(x, y) << "<text x='" << f(x + 10) << "' y='" << f(y + 4) << "' font-size='11'>" << label
-            << "</text>\n";
-        x += 200;
+    }
+}
+
+// The axis labels: whole steps (each step panel's ends first: where a resumed incarnation starts
+// is the point of its panel), or seconds at multiples of a round spacing.
+void draw_ticks(std::ostringstream& svg, const Axis& axis, const Frame& frame, Layout& layout) {
+    const double spacing = tick_spacing(axis, axis.time ? 60 : 45);
+    const int decimals = !axis.time || spacing >= 1000 ? 0 : spacing >= 100 ? 1 : spacing >= 10 ? 2 : 3;
+    auto label = [&](double v) {
+        if (!axis.time)
+            return std::to_string(std::llround(v));
+        char b[32];
+        std::snprintf(b, sizeof b, "%.*f", decimals, v / 1000.0);
+        return std::string(b);
     };
-    // Not a structured binding: clang 14 (the sanitizer build's compiler) cannot capture one.
-    for (const auto& kind_and_marker : markers()) {
-        const Marker& m = kind_and_marker.second;
-        entry([&m](double gx, double gy) { return shape(m, gx, gy); }, m.label);
+    auto tick = [&](const Panel& p, double v) {
+        const double x = p.x(v);
+        const auto text = layout.place(x, frame.ticks, 10, "middle", label(v), " class='tick'");
+        if (!text.empty()) {
+            svg << "<line x1='" << px(x) << "' x2='" << px(x) << "' y1='" << px(frame.lanes_bottom)
+                << "' y2='" << px(frame.lanes_bottom + 4) << "' stroke='#999'/>" << text;
+        }
+    };
+    if (!axis.time) {
+        for (const auto& p : axis.panels) {
+            tick(p, p.lo);
+            tick(p, p.hi);
+        }
+    }
+    for (const auto& p : axis.panels) {
+        for (double v = std::ceil(p.lo / spacing) * spacing; v <= p.hi; v += spacing)
+            tick(p, v);
+    }
+    svg << layout.place(10, frame.ticks, 12, "start", axis.time ? "time (s)" : "step") << "\n";
+}
+
+// Each incarnation's heading, as long a form as its panel has room for.
+void draw_headers(std::ostringstream& svg, const ParsedTrace& trace, const Axis& axis, const Frame& frame,
+                  Layout& layout) {
+    if (axis.panels.size() < 2)
+        return;
+    std::map<int, std::string> from;  // incarnation -> the checkpoint its resume names
+    for (const auto& l : trace.lines) {
+        if (l.kind == "resume")
+            from[l.incarnation] = l.line.value("checkpoint", std::string());
+        else if (l.kind == "start" && l.line.value("resume_step", nlohmann::json()).is_null() &&
+                 l.incarnation > 0)
+            from.emplace(l.incarnation, "");
+    }
+    for (const auto& p : axis.panels) {
+        const auto n = std::to_string(p.incarnation);
+        std::vector<std::string> forms = {"incarnation " + n, "inc " + n, n};
+        if (const auto it = from.find(p.incarnation); it != from.end()) {
+            const auto whence = it->second.empty() ? std::string("fresh start") : "from " + it->second;
+            forms.insert(forms.begin(), {"incarnation " + n + ", " + whence, "inc " + n + ", " + whence});
+        }
+        const svg::Box within{p.left, frame.header - 10, p.right, frame.header + 4};
+        for (const auto& form : forms) {
+            const auto text =
+                layout.place(p.left + 2, frame.header, 10, "start", form, " fill='#555'", &within);
+            if (!text.empty()) {
+                svg << text;
+                break;
+            }
+        }
+    }
+    svg << "\n";
+}
+
+// An arc under the axis from the line that saved the checkpoint a resume named (its commit, else
+// the save that began it) to the resume, so a resume that goes back in steps can be followed.
+void draw_resume_arcs(std::ostringstream& svg, const ParsedTrace& trace, const Axis& axis, const Frame& frame,
+                      Layout& layout) {
+    std::string checkpoint;
+    for (std::size_t i = 0; i < trace.lines.size(); ++i) {
+        const auto& l = trace.lines[i];
+        if (l.kind == "resume")
+            checkpoint = l.line.value("checkpoint", std::string());
+        if (l.kind != "start" || l.incarnation == trace.lines.front().incarnation)
+            continue;
+        const auto resume_step = l.line.value("resume_step", nlohmann::json());
+        const TraceLine* source = nullptr;
+        for (const char* kind : {"commit", "checkpoint"}) {
+            for (std::size_t j = i; j-- > 0 && source == nullptr && resume_step.is_number_integer();) {
+                const auto& s = trace.lines[j];
+                if (s.kind == kind && s.incarnation != l.incarnation &&
+                    s.line.value("step", std::int64_t{-1}) == resume_step.get<std::int64_t>())
+                    source = &s;
+            }
+        }
+        const bool saved = source != nullptr;
+        for (std::size_t j = i; j-- > 0 && source == nullptr;) {  // else from where the last one ended
+            if (trace.lines[j].incarnation != l.incarnation && trace.lines[j].kind != "resume")
+                source = &trace.lines[j];
+        }
+        if (source == nullptr)
+            continue;
+        const double xs = axis.x(*source), xt = axis.x(l), y0 = frame.arcs,
+                     y1 = frame.arcs + kArcDepth * 4 / 3;
+        const auto name = resume_step.is_null() ? std::string("fresh start") : checkpoint;
+        const auto title =
+            "incarnation " + std::to_string(l.incarnation) +
+            (resume_step.is_null() ? " starts afresh"
+                                   : " resumes from " + checkpoint + " (step " +
+                                         std::to_string(resume_step.get<std::int64_t>()) + ")") +
+            (saved ? ", saved in incarnation " : ", after incarnation ") +
+            std::to_string(source->incarnation) + (saved ? "" : " ended");
+        svg << "<g><title>" << svg_escaped(title) << "</title><path d='M" << px(xs) << " " << px(y0) << " C"
+            << px(xs) << " " << px(y1) << " " << px(xt) << " " << px(y1) << " " << px(xt) << " " << px(y0)
+            << "' fill='none' stroke='#2ca02c' stroke-width='1.5' class='resume-arc'/><circle cx='" << px(xs)
+            << "' cy='" << px(y0) << "' r='2.5' fill='#2ca02c'/><path d='M" << px(xt) << " " << px(y0)
+            << " l-4 8 h8z' fill='#2ca02c'/></g>";
+        for (const double dy : {10.0, 20.0}) {
+            const auto text =
+                layout.place((xs + xt) / 2, y0 + kArcDepth + dy, 9, "middle", name, " fill='#2ca02c'");
+            if (!text.empty()) {
+                svg << text;
+                break;
+            }
+        }
+        svg << "\n";
+    }
+}
+
+// Returns the y below its last row.
+double draw_legend(std::ostringstream& svg, const Axis& axis, double top, Layout& layout) {
+    using Glyph = std::function<std::string(double, double)>;
+    std::vector<std::pair<Glyph, std::string>> entries;
+    for (const auto& [kind, m] : markers()) {
+        entries.emplace_back(
+            [kind = kind](double gx, double gy) {
+                return "<use href='#" + kind + "' x='" + px(gx) + "' y='" + px(gy) + "'/>";
+            },
+            m.label);
     }
     auto line = [](const char* style) {
         return [style](double gx, double gy) {
-            return "<line x1='" + f(gx - 6) + "' x2='" + f(gx + 6) + "' y1='" + f(gy) + "' y2='" + f(gy) +
+            return "<line x1='" + px(gx - 6) + "' x2='" + px(gx + 6) + "' y1='" + px(gy) + "' y2='" + px(gy) +
                    "' " + style + "/>";
         };
     };
-    entry(line("stroke='#1f77b4' stroke-width='2'"), "score");
-    entry(line("stroke='#2ca02c' stroke-width='2' stroke-dasharray='4 2'"), "best so far");
-    entry(line("stroke='#ffbf00' stroke-width='6'"), "patience streak");
-    entry(
+    entries.emplace_back(line("stroke='#1f77b4' stroke-width='2'"), "score");
+    entries.emplace_back(line("stroke='#2ca02c' stroke-width='2' stroke-dasharray='4 2'"), "best so far");
+    entries.emplace_back(line("stroke='#ffbf00' stroke-width='6'"), "patience streak");
+    entries.emplace_back(
         [](double gx, double gy) {
-            return "<line x1='" + f(gx) + "' x2='" + f(gx) + "' y1='" + f(gy - 8) + "' y2='" + f(gy + 8) +
+            return "<line x1='" + px(gx) + "' x2='" + px(gx) + "' y1='" + px(gy - 8) + "' y2='" + px(gy + 8) +
                    "' stroke='#d62728' stroke-width='2'/>";
         },
         "violation");
+    entries.emplace_back(
+        [](double gx, double gy) {
+            return "<path d='M" + px(gx - 6) + " " + px(gy - 4) + " C" + px(gx - 6) + " " + px(gy + 6) + " " +
+                   px(gx + 6) + " " + px(gy + 6) + " " + px(gx + 6) + " " + px(gy - 4) +
+                   "' fill='none' stroke='#2ca02c' stroke-width='1.5'/>";
+        },
+        "resume: from its checkpoint");
+    double column = 0;
+    for (const auto& [glyph, label] : entries)
+        column = std::max(column, 10 + svg::text_width(label, 11) + 24);
+    const auto columns = std::max<std::size_t>(1, static_cast<std::size_t>(axis.width / column));
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const double x = kLeft + column * static_cast<double>(i % columns);
+        const double y = top + 20 * static_cast<double>(i / columns);
+        svg << entries[i].first(x, y) << layout.place(x + 10, y + 4, 11, "start", entries[i].second) << "\n";
+    }
+    return top + 20 * static_cast<double>((entries.size() + columns - 1) / columns);
 }
 
 }  // namespace
 
 std::string render_svg_timeline(const std::vector<std::string>& lines, const SvgOptions& options) {
     const auto trace = parse_trace(lines);
-    Scale scale;
-    scale.time = options.x_is_time;
-    for (const auto& l : trace.lines)
-        scale.x_max = std::max(scale.x_max, static_cast<double>(options.x_is_time ? l.time_ms : l.step));
-    const double lanes_bottom = lane_y(-1, trace.ranks) + kLane / 2;
-    const double height = lanes_bottom + 150;
+    const auto axis = axis_of(trace, options.x_is_time);
+    Layout layout;
+    const bool arcs = axis.panels.size() > 1;
+    auto violations = violation_marks(trace, axis);
+    const int rows = lay_out_violations(violations, axis, frame_of(trace.ranks, 0, arcs), layout);
+    const auto frame = frame_of(trace.ranks, rows, arcs);
+
+    long long evaluations = 0, violation_count = 0, unlabelled = 0;
+    for (const auto& l : trace.lines) {
+        evaluations += l.kind == "evaluation";
+        violation_count += l.kind == "violation";
+    }
+    for (const auto& v : violations)
+        unlabelled += v.row < 0 ? v.count : 0;
+    std::string title =
+        "ckptsim timeline: " + counted(trace.ranks, "rank") + ", " + counted(evaluations, "evaluation");
+    if (arcs)
+        title += ", " + counted(static_cast<long long>(axis.panels.size()), "incarnation");
+    if (violation_count > 0)
+        title += ", " + counted(violation_count, "violation");
+    double x_max = 0;
+    for (const auto& p : axis.panels)
+        x_max = std::max(x_max, p.hi);
+    std::string subtitle =
+        (axis.time ? "x = virtual time in s (0 .. " + px(x_max / 1000.0) + ")"
+                   : "x = training step (0 .. " + std::to_string(std::llround(x_max)) + ")") +
+        (arcs ? ", one panel per incarnation in the order they ran; an arc under the axis links each resume "
+                "to its checkpoint"
+              : "") +
+        "; markers binned to " + px(kBin) + " px (hover for counts)";
+    if (unlabelled > 0)
+        subtitle += "; the labels of " + counted(unlabelled, "violation") +
+                    " left out for room (hover the red lines)";
+
+    std::ostringstream body;
+    body << layout.place(10, 20, 14, "start", title) << "\n"
+         << layout.place(10, 37, 11, "start", subtitle, " fill='#555'") << "\n";
+    draw_scores(body, trace, axis, frame, layout);
+    draw_headers(body, trace, axis, frame, layout);
+    draw_violations(body, violations, frame, layout);
+    draw_lanes(body, trace, axis, frame, layout);
+    draw_ticks(body, axis, frame, layout);
+    draw_resume_arcs(body, trace, axis, frame, layout);
+    const double height = draw_legend(body, axis, frame.legend, layout) + 10;
+
     std::ostringstream svg;
     svg << "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' width='"
-        << kLeft + kWidth + 30 << "' height='" << f(height)
-        << "' font-family='sans-serif'>\n<rect width='100%' height='100%' fill='white'/>\n"
-        << "<text x='10' y='20' font-size='14'>ckptsim timeline: " << trace.ranks << " ranks, x = "
-        << (options.x_is_time ? "virtual time (0 .. " + f(scale.x_max / 1000.0) + " s)"
-                              : "training step (0 .. " + f(scale.x_max) + ")")
-        << "; markers binned to " << kBin << " px (hover for counts)</text>\n";
-    draw_scores(svg, trace, scale);
-    draw_lanes(svg, trace, scale);
-    draw_violations(svg, trace, scale, lanes_bottom);
-    for (int tick = 0; tick <= 10; ++tick) {
-        const double x = kLeft + kWidth * tick / 10.0;
-        svg << "<text x='" << f(x) << "' y='" << f(lanes_bottom + 16)
-            << "' font-size='10' text-anchor='middle'>"
-            << f(scale.x_max * tick / 10.0 / (options.x_is_time ? 1000.0 : 1.0)) << "</text>";
-    }
-    draw_legend(svg, lanes_bottom + 45);
-    svg << "\n</svg>\n";
+        << px(kLeft + axis.width + 30) << "' height='" << px(height) << "' font-family='sans-serif'>\n<defs>";
+    for (const auto& [kind, m] : markers())
+        svg << "<g id='" << kind << "'>" << shape(m, 0, 0) << "</g>";
+    svg << "</defs>\n<rect width='100%' height='100%' fill='white'/>\n" << body.str() << "</svg>\n";
     return svg.str();
 }
 
