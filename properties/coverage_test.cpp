@@ -102,7 +102,7 @@ TEST(Coverage, SwarmReachesEveryCrashPointFaultAndCrashKind) {
 
 // BUGGIFY's purpose, measured by what the runs did (RunStats::rare_paths), not by the switches:
 // every rare path is reached in at least 5% of the default swarm's scenarios. 2000 seeds take
-// about 3 s on two cores; the rarest path (a tie under tie policy stop) sits near 5.5%.
+// about 3 s on two cores; the shares are pasted in docs/cli.md (the rarest sits a little above 5%).
 TEST(Coverage, SwarmReachesEveryRarePathInFivePercentOfScenarios) {
     sim::ExploreOptions options;
     options.seeds = 2000;

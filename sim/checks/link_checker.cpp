@@ -47,13 +47,17 @@ void LinkChecker::on(const LinkPublished& e) {
 void LinkChecker::on(const IncarnationBegan&) {
     link_checked_at_ops_ = UINT64_MAX;
     in_commit_ = false;
-    // A crash inside the save window (the window is still open: no on_train_begin has run since)
-    // can take the linked best with it: rotation had removed it, the new checkpoint was not yet
-    // durable, and a restart that removes incomplete checkpoints leaves nothing that holds that
-    // score. That is the seed's known exposure, counted as save_window_dangling; the next link is
-    // then not a move away from a best that still exists. Judged on the disk the resume sees.
+    // With save_total_limit 1 and no protection of the best, rotation inside _save_checkpoint must
+    // remove the linked best before the new checkpoint is durable: the seed's known exposure,
+    // counted as save_window_dangling. A crash in that window (it is still open: no on_train_begin
+    // has run since) can leave nothing that holds the linked score, and the next link is then not
+    // a move away from a best that still exists. With a larger limit, rotation keeps the linked
+    // best unless something else is wrong, so a loss there is still judged. Judged on the disk the
+    // resume sees.
     const auto& ledger = context_.ledger;
-    if (context_.save_window.open() && ledger.link_step &&
+    const auto& trainer = context_.scenario.trainer;
+    const bool rotation_removes_the_best = trainer.save_total_limit == 1 && !trainer.protect_best_in_rotation;
+    if (rotation_removes_the_best && context_.save_window.open() && ledger.link_step &&
         !checkpoint_is_complete(context_.fs, ledger, *ledger.link_step)) {
         lost_in_save_window_ = ledger.link_step;
     }

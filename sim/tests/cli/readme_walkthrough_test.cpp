@@ -108,8 +108,12 @@ TEST_F(ReadmeWalkthrough, EveryCommandRunsAsTheReadmeSays) {
     ASSERT_EQ(first.args[0], "run");
     // A row of the pasted text table: the mutant, "yes", the property, the seed, each column
     // separated by whitespace.
-    const std::regex row("\n" + after(first, "--mutant") + R"(\s+yes\s+P[0-9]+\s+)" + after(first, "--seed") +
-                         R"(\s)");
+    std::string row_pattern = "\n";
+    row_pattern += after(first, "--mutant");
+    row_pattern += R"(\s+yes\s+P[0-9]+\s+)";
+    row_pattern += after(first, "--seed");
+    row_pattern += R"(\s)";
+    const std::regex row(row_pattern);
     EXPECT_TRUE(std::regex_search(mutant_table, row))
         << "seed " << after(first, "--seed") << " of " << after(first, "--mutant")
         << " is not in the mutant table";
