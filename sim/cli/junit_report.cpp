@@ -4,38 +4,9 @@
 
 #include <cstdio>
 
+#include "sim/cli/xml_escape.hpp"
+
 namespace ckpt::cli {
-namespace {
-
-// XML 1.0 forbids most control characters even escaped; they become '?'.
-std::string xml_escaped(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&apos;";
-                break;
-            default:
-                out += (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') ? '?' : c;
-        }
-    }
-    return out;
-}
-
-}  // namespace
 
 void write_junit(std::ostream& out, const sim::ExploreSummary& s, const std::vector<std::string>& replays) {
     std::uint64_t failures = 0;

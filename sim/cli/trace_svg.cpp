@@ -19,6 +19,7 @@
 
 #include "sim/cli/svg_text.hpp"
 #include "sim/cli/trace_lines.hpp"
+#include "sim/cli/xml_escape.hpp"
 
 namespace ckpt::cli {
 namespace {
@@ -77,29 +78,6 @@ std::string score_text(double v) {
 // "1 rank", "2 ranks": every count the timeline writes goes through here.
 std::string counted(long long n, const std::string& noun) {
     return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
-std::string svg_escaped(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '\'':
-                out += "&apos;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
 }
 
 std::string shape(const Marker& m, double x, double y) {
@@ -165,7 +143,7 @@ class Layout {
         placed_.push_back(box);
         return "<text x='" + px(x) + "' y='" + px(y) + "' font-size='" + px(size) + "'" +
                (std::string(anchor) == "start" ? "" : " text-anchor='" + std::string(anchor) + "'") +
-               attributes + ">" + svg_escaped(text) + "</text>";
+               attributes + ">" + xml_escaped(text) + "</text>";
     }
 
     bool fits(const svg::Box& box, const svg::Box* within = nullptr) const {
@@ -388,7 +366,7 @@ void draw_violations(std::ostringstream& svg, const std::vector<ViolationMark>& 
                      Layout& layout) {
     for (const auto& m : marks) {
         const bool labelled = m.row >= 0;
-        svg << "<g><title>" << svg_escaped(m.label) << "</title><line x1='" << px(m.x) << "' x2='" << px(m.x)
+        svg << "<g><title>" << xml_escaped(m.label) << "</title><line x1='" << px(m.x) << "' x2='" << px(m.x)
             << "' y1='" << px(labelled ? frame.row(m.row) + 3 : frame.score_top) << "' y2='"
             << px(frame.lanes_bottom) << "' stroke='#d62728' stroke-width='2'/></g>";
         if (labelled) {
@@ -532,7 +510,7 @@ void draw_lanes(std::ostringstream& svg, const ParsedTrace& trace, const Axis& a
         const auto steps = bin.first_step == bin.last_step ? "step " + std::to_string(bin.first_step)
                                                            : "steps " + std::to_string(bin.first_step) +
                                                                  ".." + std::to_string(bin.last_step);
-        svg << "<g><title>" << svg_escaped(markers().at(kind).label) << ": " << counted(bin.count, "marker")
+        svg << "<g><title>" << xml_escaped(markers().at(kind).label) << ": " << counted(bin.count, "marker")
             << ", " << steps << (several ? ", incarnation " + std::to_string(bin.incarnation) : "")
             << "</title><use href='#" << kind << "' x='" << px(bin.x) << "' y='"
             << px(lane == -3 ? frame.lane_y(0) - 10 : frame.lane_y(lane)) << "'/></g>\n";
@@ -657,7 +635,7 @@ void draw_resume_arcs(std::ostringstream& svg, const ParsedTrace& trace, const A
                                          std::to_string(resume_step.get<std::int64_t>()) + ")") +
             (saved ? ", saved in incarnation " : ", after incarnation ") +
             std::to_string(source->incarnation) + (saved ? "" : " ended");
-        svg << "<g><title>" << svg_escaped(title) << "</title><path d='M" << px(xs) << " " << px(y0) << " C"
+        svg << "<g><title>" << xml_escaped(title) << "</title><path d='M" << px(xs) << " " << px(y0) << " C"
             << px(xs) << " " << px(y1) << " " << px(xt) << " " << px(y1) << " " << px(xt) << " " << px(y0)
             << "' fill='none' stroke='#2ca02c' stroke-width='1.5' class='resume-arc'/><circle cx='" << px(xs)
             << "' cy='" << px(y0) << "' r='2.5' fill='#2ca02c'/><path d='M" << px(xt) << " " << px(y0)
