@@ -49,7 +49,6 @@ function(ckpt_library target)
     target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
                                                 $<INSTALL_INTERFACE:include>)
     target_link_libraries(${target} PUBLIC ${ARG_DEPS} ${ARG_LIBS})
-    ckpt_use_pch(${target} LIBRARY)
   else()
     add_library(${target} INTERFACE)
     target_include_directories(${target} INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
