@@ -1,11 +1,9 @@
-// Builds the timeline as SVG text. x is cut into one panel per incarnation, side by side in the
-// order they ran, each spanning the steps (or the virtual time) that incarnation covered: a resume
-// that goes back in steps starts a panel of its own instead of drawing its markers over the
-// earlier incarnation's, and an arc under the axis links each resume to the checkpoint it resumed
-// from. Every label is placed through one Layout that refuses a box overlapping one already placed
-// (svg_text.hpp), so a label finds a free place or is left out (its text stays in a tooltip).
-// Markers are grouped per incarnation, lane, kind and 3-pixel bin and drawn as <use> of one shape
-// per kind, so a 10,000-step, 8-rank run stays a file of a few hundred KB.
+// Draws the timeline as SVG text, in one panel per incarnation (timeline_geometry.hpp) so a resume
+// that goes back in steps gets a panel of its own, with an arc from the checkpoint it resumed from.
+// Every label goes through one Layout that refuses a box overlapping one already placed, so a label
+// finds a free place or is left out (its text stays in a tooltip). Markers are grouped per
+// incarnation, lane, kind and 3-pixel bin and drawn as <use> of one shape per kind, so a
+// 10,000-step, 8-rank run stays a file of a few hundred KB.
 #include "sim/cli/trace_svg.hpp"
 
 #include <algorithm>
@@ -18,18 +16,13 @@
 #include <tuple>
 
 #include "sim/cli/svg_text.hpp"
+#include "sim/cli/timeline_geometry.hpp"
+#include "sim/cli/timeline_violations.hpp"
 #include "sim/cli/trace_lines.hpp"
 #include "sim/cli/xml_escape.hpp"
 
-namespace ckpt::cli {
+namespace ckpt::cli::timeline {
 namespace {
-
-constexpr double kLeft = 120, kPlotWidth = 1200, kScoreHeight = 160, kLane = 30, kBin = 3;
-// Between two incarnations' panels, inside a panel's edges, the narrowest a panel's inside gets, and
-// the narrowest it gets when few panels share the width.
-constexpr double kGap = 14, kPad = 6, kMinInner = 24, kRoomyInner = 80;
-constexpr int kViolationRows = 4;  // rows of violation labels above the panels; further ones: tooltips
-constexpr double kRowPitch = 14, kArcDepth = 22;
 
 struct Marker {
     const char* shape;  // circle, square, diamond, cross, tick, triangle, bar
@@ -59,25 +52,10 @@ const std::map<std::string, Marker>& markers() {
     return table;
 }
 
-// A coordinate: one decimal, none when whole (a long run's file is mostly coordinates).
-std::string px(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f", v);
-    std::string s = b;
-    if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0)
-        s.resize(s.size() - 2);
-    return s == "-0" ? "0" : s;
-}
-
 std::string score_text(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.3g", v);
     return b;
-}
-
-// "1 rank", "2 ranks": every count the timeline writes goes through here.
-std::string counted(long long n, const std::string& noun) {
-    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
 std::string shape(const Marker& m, double x, double y) {
@@ -128,254 +106,6 @@ std::vector<std::pair<std::string, int>> marks_of(const TraceLine& l) {
     if (k == "hang")
         return {{"hang", -2}};
     return {};
-}
-
-// Every label's box: a label is drawn only where it overlaps no label drawn before it, so the
-// order of placing is the order of priority.
-class Layout {
-  public:
-    // The <text> element, or "" when the box would overlap a placed one or leave `within`.
-    std::string place(double x, double y, double size, const char* anchor, const std::string& text,
-                      const std::string& attributes = "", const svg::Box* within = nullptr) {
-        const auto box = svg::text_box(x, y, size, anchor, text);
-        if (!fits(box, within))
-            return "";
-        placed_.push_back(box);
-        return "<text x='" + px(x) + "' y='" + px(y) + "' font-size='" + px(size) + "'" +
-               (std::string(anchor) == "start" ? "" : " text-anchor='" + std::string(anchor) + "'") +
-               attributes + ">" + xml_escaped(text) + "</text>";
-    }
-
-    bool fits(const svg::Box& box, const svg::Box* within = nullptr) const {
-        if (within != nullptr && (box.left < within->left || box.right > within->right ||
-                                  box.top < within->top || box.bottom > within->bottom))
-            return false;
-        return std::none_of(placed_.begin(), placed_.end(),
-                            [&](const svg::Box& other) { return box.overlaps(other, 1); });
-    }
-
-  private:
-    std::vector<svg::Box> placed_;
-};
-
-// One incarnation's stretch of the x axis: the steps (or virtual ms) it covered, and where it sits.
-struct Panel {
-    int incarnation = 0;
-    double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
-    double left = 0, right = 0;  // its edges in px; the markers keep kPad inside them
-
-    double x(double v) const {
-        const double inner = right - left - 2 * kPad;
-        return hi > lo ? left + kPad + (v - lo) / (hi - lo) * inner : left + kPad + inner / 2;
-    }
-};
-
-struct Axis {
-    bool time = false;
-    std::vector<Panel> panels;      // in the order the incarnations ran
-    std::map<int, std::size_t> of;  // incarnation -> its panel
-    double width = kPlotWidth;      // of all panels and the gaps between them
-    double px_per_unit = 0;         // in every panel not held at its minimum width
-
-    double value(const TraceLine& l) const {
-        return time ? static_cast<double>(l.time_ms) : static_cast<double>(l.step);
-    }
-    const Panel& panel(const TraceLine& l) const { return panels[of.at(l.incarnation)]; }
-    double x(const TraceLine& l) const { return panel(l).x(value(l)); }
-};
-
-// Panels as wide as their spans at one scale, except that none gets narrower than a minimum inside
-// (kRoomyInner, down to kMinInner when many panels share the width; the scale of the others shrinks
-// to make room); the plot widens only when even kMinInner does not fit.
-Axis axis_of(const ParsedTrace& trace, bool time) {
-    Axis axis;
-    axis.time = time;
-    for (const auto& l : trace.lines) {
-        const auto [it, fresh] = axis.of.emplace(l.incarnation, axis.panels.size());
-        if (fresh)
-            axis.panels.push_back({l.incarnation});
-        // A resume line comes before its incarnation's start and still carries the step the
-        // previous incarnation reached, which the resumed one has not.
-        if (l.kind == "resume")
-            continue;
-        auto& p = axis.panels[it->second];
-        p.lo = std::min(p.lo, axis.value(l));
-        p.hi = std::max(p.hi, axis.value(l));
-    }
-    if (axis.panels.empty())
-        axis.panels.push_back({0});
-    double previous_hi = 0;
-    for (auto& p : axis.panels) {
-        if (p.lo > p.hi)
-            p.lo = p.hi = previous_hi;
-        previous_hi = p.hi;
-    }
-    const auto n = static_cast<double>(axis.panels.size());
-    const double fixed = n * 2 * kPad + (n - 1) * kGap;
-    axis.width = std::max(kPlotWidth, fixed + n * kMinInner);
-    const double room = axis.width - fixed;
-    // Few panels leave room for a short incarnation to show its markers apart and its heading.
-    const double min_inner = std::clamp(room / (2 * n), kMinInner, kRoomyInner);
-    std::vector<bool> narrow(axis.panels.size(), false);
-    for (std::size_t round = 0; round <= axis.panels.size(); ++round) {
-        double span = 0, taken = 0;
-        for (std::size_t i = 0; i < axis.panels.size(); ++i) {
-            if (narrow[i])
-                taken += min_inner;
-            else
-                span += axis.panels[i].hi - axis.panels[i].lo;
-        }
-        axis.px_per_unit = span > 0 ? (room - taken) / span : 0;
-        bool changed = false;
-        for (std::size_t i = 0; i < axis.panels.size(); ++i) {
-            if (!narrow[i] && (axis.panels[i].hi - axis.panels[i].lo) * axis.px_per_unit < min_inner)
-                changed = narrow[i] = true;
-        }
-        if (!changed)
-            break;
-    }
-    std::vector<double> inner(axis.panels.size());
-    double used = 0;
-    for (std::size_t i = 0; i < axis.panels.size(); ++i) {
-        inner[i] = narrow[i] ? min_inner : (axis.panels[i].hi - axis.panels[i].lo) * axis.px_per_unit;
-        used += inner[i];
-    }
-    double x = kLeft;
-    for (std::size_t i = 0; i < axis.panels.size(); ++i) {
-        const double share = axis.px_per_unit > 0 ? 0 : (room - used) / n;  // all narrow: share the rest
-        axis.panels[i].left = x;
-        axis.panels[i].right = x + 2 * kPad + inner[i] + share;
-        x = axis.panels[i].right + kGap;
-    }
-    return axis;
-}
-
-// Where each band of the picture sits, top to bottom: the title and its second line, the
-// incarnations' headings, the rows of violation labels (whose lines run down from them, so nothing
-// sits between a label and its panel but other labels' rows), the score panels, the lanes, the axis
-// labels, the resume arcs and the legend.
-struct Frame {
-    double header = 56;          // the baseline of the incarnations' headings
-    double violations_top = 46;  // the top of the first row of violation labels
-    double score_top = 0, score_bottom = 0;
-    double lanes_top = 0, lanes_bottom = 0;
-    double ticks = 0;  // the baseline of the axis labels
-    double arcs = 0;   // the top of the resume arcs
-    double legend = 0;
-    int ranks = 1;
-
-    double row(int r) const { return violations_top + 11 + kRowPitch * r; }
-    double lane_y(int lane) const {  // lane -1 is storage, below the ranks
-        return lanes_top + kLane * (lane < 0 ? ranks : lane) + kLane / 2;
-    }
-};
-
-// `several`: several incarnations, so headings above and resume arcs below.
-Frame frame_of(int ranks, int violation_rows, bool several) {
-    Frame f;
-    f.ranks = ranks;
-    f.violations_top = several ? f.header + 4 : 46;
-    f.score_top = f.violations_top + kRowPitch * violation_rows + 6;
-    f.score_bottom = f.score_top + kScoreHeight;
-    f.lanes_top = f.score_bottom + 30;
-    f.lanes_bottom = f.lanes_top + kLane * (ranks + 1);
-    f.ticks = f.lanes_bottom + 14;
-    f.arcs = f.lanes_bottom + 22;
-    f.legend = several ? f.arcs + kArcDepth + 30 : f.lanes_bottom + 45;
-    return f;
-}
-
-// The violations of one pixel bin of one panel, drawn as one red line with one label.
-struct ViolationMark {
-    double x = 0;
-    std::int64_t first_step = 0, last_step = 0;
-    std::vector<std::string> properties;  // each once, in the order they were violated
-    long long count = 0;
-    std::string label;
-    int row = -1;  // -1: no room for the label
-    svg::Box box;
-};
-
-std::vector<ViolationMark> violation_marks(const ParsedTrace& trace, const Axis& axis) {
-    std::map<std::pair<std::size_t, long>, ViolationMark> bins;
-    for (const auto& l : trace.lines) {
-        if (l.kind != "violation")
-            continue;
-        const double x = axis.x(l);
-        auto [it, fresh] = bins.try_emplace({axis.of.at(l.incarnation), static_cast<long>(x / kBin)});
-        auto& v = it->second;
-        if (fresh) {
-            v.x = x;
-            v.first_step = l.step;
-        }
-        v.last_step = l.step;
-        ++v.count;
-        const auto property = l.line.value("property", std::string("?"));
-        if (std::find(v.properties.begin(), v.properties.end(), property) == v.properties.end())
-            v.properties.push_back(property);
-    }
-    std::vector<ViolationMark> marks;
-    for (auto& [key, v] : bins) {
-        for (std::size_t i = 0; i < v.properties.size(); ++i)
-            v.label += (i == 0 ? "" : ", ") + v.properties[i];
-        v.label += " violated at " + (v.first_step == v.last_step ? "step " + std::to_string(v.first_step)
-                                                                  : "steps " + std::to_string(v.first_step) +
-                                                                        ".." + std::to_string(v.last_step));
-        if (v.count > 1)
-            v.label += " (" + counted(v.count, "violation") + ")";
-        marks.push_back(std::move(v));
-    }
-    return marks;
-}
-
-// Rows for the violation labels, left to right: a label takes the highest row where it overlaps
-// no label, its line (which runs down from its row) crosses no label below, and no line from a
-// higher row crosses it. Returns how many rows are used.
-int lay_out_violations(std::vector<ViolationMark>& marks, const Axis& axis, const Frame& frame,
-                       const Layout& layout) {
-    int rows = 0;
-    const double right = kLeft + axis.width;
-    for (std::size_t i = 0; i < marks.size(); ++i) {
-        auto& m = marks[i];
-        const double width = svg::text_width(m.label, 11);
-        const bool leftwards = m.x + 3 + width > right;
-        for (int r = 0; r < kViolationRows && m.row < 0; ++r) {
-            const auto box = svg::text_box(leftwards ? m.x - 3 : m.x + 3, frame.row(r), 11,
-                                           leftwards ? "end" : "start", m.label);
-            bool free = layout.fits(box);
-            for (std::size_t j = 0; j < i && free; ++j) {
-                const auto& other = marks[j];
-                if (other.row < 0)
-                    continue;
-                const svg::Box wider{box.left - 6, box.top, box.right + 6, box.bottom};  // words apart
-                free = !wider.overlaps(other.box) &&
-                       !(other.row > r && m.x >= other.box.left - 2 && m.x <= other.box.right + 2) &&
-                       !(other.row < r && other.x >= box.left - 2 && other.x <= box.right + 2);
-            }
-            if (free) {
-                m.row = r;
-                m.box = box;
-                rows = std::max(rows, r + 1);
-            }
-        }
-    }
-    return rows;
-}
-
-void draw_violations(std::ostringstream& svg, const std::vector<ViolationMark>& marks, const Frame& frame,
-                     Layout& layout) {
-    for (const auto& m : marks) {
-        const bool labelled = m.row >= 0;
-        svg << "<g><title>" << xml_escaped(m.label) << "</title><line x1='" << px(m.x) << "' x2='" << px(m.x)
-            << "' y1='" << px(labelled ? frame.row(m.row) + 3 : frame.score_top) << "' y2='"
-            << px(frame.lanes_bottom) << "' stroke='#d62728' stroke-width='2'/></g>";
-        if (labelled) {
-            const bool leftwards = m.box.right <= m.x;
-            svg << layout.place(leftwards ? m.x - 3 : m.x + 3, frame.row(m.row), 11,
-                                leftwards ? "end" : "start", m.label, " fill='#d62728'");
-        }
-        svg << "\n";
-    }
 }
 
 // The score curve, best so far and patience streak, broken at each incarnation: a resumed one
@@ -517,53 +247,6 @@ void draw_lanes(std::ostringstream& svg, const ParsedTrace& trace, const Axis& a
     }
 }
 
-// Tick spacing: the smallest of 1, 2, 5 x 10^k units (whole steps, or ms) that keeps `min_px`
-// between two ticks at the axis' scale.
-double tick_spacing(const Axis& axis, double min_px) {
-    if (axis.px_per_unit <= 0)  // nothing has a span: only the ends are labelled, in whole units
-        return axis.time ? 1000 : 1;
-    const double wanted = min_px / axis.px_per_unit;
-    for (double decade = 1;; decade *= 10) {
-        for (const double m : {1.0, 2.0, 5.0}) {
-            if (m * decade >= wanted)
-                return m * decade;
-        }
-    }
-}
-
-// The axis labels: whole steps (each step panel's ends first: where a resumed incarnation starts
-// is the point of its panel), or seconds at multiples of a round spacing.
-void draw_ticks(std::ostringstream& svg, const Axis& axis, const Frame& frame, Layout& layout) {
-    const double spacing = tick_spacing(axis, axis.time ? 60 : 45);
-    const int decimals = !axis.time || spacing >= 1000 ? 0 : spacing >= 100 ? 1 : spacing >= 10 ? 2 : 3;
-    auto label = [&](double v) {
-        if (!axis.time)
-            return std::to_string(std::llround(v));
-        char b[32];
-        std::snprintf(b, sizeof b, "%.*f", decimals, v / 1000.0);
-        return std::string(b);
-    };
-    auto tick = [&](const Panel& p, double v) {
-        const double x = p.x(v);
-        const auto text = layout.place(x, frame.ticks, 10, "middle", label(v), " class='tick'");
-        if (!text.empty()) {
-            svg << "<line x1='" << px(x) << "' x2='" << px(x) << "' y1='" << px(frame.lanes_bottom)
-                << "' y2='" << px(frame.lanes_bottom + 4) << "' stroke='#999'/>" << text;
-        }
-    };
-    if (!axis.time) {
-        for (const auto& p : axis.panels) {
-            tick(p, p.lo);
-            tick(p, p.hi);
-        }
-    }
-    for (const auto& p : axis.panels) {
-        for (double v = std::ceil(p.lo / spacing) * spacing; v <= p.hi; v += spacing)
-            tick(p, v);
-    }
-    svg << layout.place(10, frame.ticks, 12, "start", axis.time ? "time (s)" : "step") << "\n";
-}
-
 // Each incarnation's heading, as long a form as its panel has room for.
 void draw_headers(std::ostringstream& svg, const ParsedTrace& trace, const Axis& axis, const Frame& frame,
                   Layout& layout) {
@@ -699,7 +382,7 @@ double draw_legend(std::ostringstream& svg, const Axis& axis, double top, Layout
 
 }  // namespace
 
-std::string render_svg_timeline(const std::vector<std::string>& lines, const SvgOptions& options) {
+std::string render(const std::vector<std::string>& lines, const SvgOptions& options) {
     const auto trace = parse_trace(lines);
     const auto axis = axis_of(trace, options.x_is_time);
     Layout layout;
@@ -753,6 +436,14 @@ std::string render_svg_timeline(const std::vector<std::string>& lines, const Svg
         svg << "<g id='" << kind << "'>" << shape(m, 0, 0) << "</g>";
     svg << "</defs>\n<rect width='100%' height='100%' fill='white'/>\n" << body.str() << "</svg>\n";
     return svg.str();
+}
+
+}  // namespace ckpt::cli::timeline
+
+namespace ckpt::cli {
+
+std::string render_svg_timeline(const std::vector<std::string>& lines, const SvgOptions& options) {
+    return timeline::render(lines, options);
 }
 
 }  // namespace ckpt::cli
