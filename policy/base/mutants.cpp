@@ -79,7 +79,19 @@ constexpr std::array<MutantInfo, 33> kCatalogue{{
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the
 // "Pending" paragraph of docs/mutation-testing.md says why for each.
-constexpr std::array<MutantInfo, 3> kPending{{
+constexpr std::array<MutantInfo, 9> kPending{{
+    {Mutant::lower_score_not_persisted, "lower_score_not_persisted",
+     "the round skips the persist of a lower score, so a crash before the next save forgets it"},
+    {Mutant::streak_persist_skipped, "streak_persist_skipped",
+     "the round persists only the first lower score of a streak, so a resume restores a streak of one"},
+    {Mutant::stop_not_persisted, "stop_not_persisted",
+     "the round skips the persist of a decision that stops, so a crash before the end forgets the stop"},
+    {Mutant::tie_stop_not_persisted, "tie_stop_not_persisted",
+     "the round skips the persist of a tie_stop decision, so a crash forgets that a tie stopped the run"},
+    {Mutant::persist_reported_not_done, "persist_reported_not_done",
+     "the round tells its observer that it persisted a lower score without writing the sidecar"},
+    {Mutant::streak_reset_at_epoch_end, "streak_reset_at_epoch_end",
+     "on_epoch_end resets the lower-score streak, so patience never runs out across epochs"},
     {Mutant::trainer_best_cleanup_accepted, "trainer_best_cleanup_accepted",
      "the callback accepts save_total_limit=1 beside metric_for_best_model or load_best_model_at_end, so "
      "Transformers' end-of-training clean-up keeps only its own best_model_checkpoint"},

@@ -58,6 +58,12 @@ enum class Mutant : std::uint8_t {
     resume_ignores_weights,
     trainer_best_cleanup_accepted,
     save_strategy_best_accepted,
+    lower_score_not_persisted,
+    streak_persist_skipped,
+    stop_not_persisted,
+    tie_stop_not_persisted,
+    persist_reported_not_done,
+    streak_reset_at_epoch_end,
 };
 
 struct MutantInfo {

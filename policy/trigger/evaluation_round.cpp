@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/base/mutants.hpp"
 #include "policy/ports/rank_zero_outcome.hpp"
 #include "policy/trigger/apply_decision.hpp"
 
@@ -24,12 +25,25 @@ void persist_lower_score(Collective& collective, TriggerCallback& trigger,
     const bool is_rank_zero = collective.rank() == 0;
     observer.before_rank_zero_outcome(kPersistOperation);
     run_on_rank_zero_and_share_outcome(collective, is_rank_zero, kPersistOperation, [&]() -> json {
-        trigger.persist();
+        if (!mutants::is_active(mutants::Mutant::persist_reported_not_done)) {
+            trigger.persist();
+        }
         return json::object();
     });
     if (is_rank_zero) {
         observer.after_persist(trigger.policy().state());
     }
+}
+
+// The planted bugs that drop a persist the durability contract requires (mutants.hpp).
+bool persist_skipped_by_mutant(const CheckpointEvaluationDecision& decision) noexcept {
+    using mutants::Mutant;
+    const bool lower = !decision.should_stop && decision.lower_score_streak > 0;
+    return (mutants::is_active(Mutant::lower_score_not_persisted) && lower) ||
+           (mutants::is_active(Mutant::streak_persist_skipped) && lower && decision.lower_score_streak > 1) ||
+           (mutants::is_active(Mutant::stop_not_persisted) && decision.should_stop) ||
+           (mutants::is_active(Mutant::tie_stop_not_persisted) &&
+            decision.reason == DecisionReason::tie_stop);
 }
 
 }  // namespace
@@ -63,7 +77,7 @@ CheckpointEvaluationDecision run_checkpoint_evaluation_round(Collective& collect
         observer.on_stop_in_force();
     }
     observer.after_recorded(decision);
-    if (!decision.should_save) {
+    if (!decision.should_save && !persist_skipped_by_mutant(decision)) {
         persist_lower_score(collective, trigger, observer);
     }
     return decision;

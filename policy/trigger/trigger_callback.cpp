@@ -98,6 +98,11 @@ void TriggerCallback::on_step_end(const TrainerStateView& state, TrainerControl&
 }
 
 void TriggerCallback::on_epoch_end(const TrainerStateView& state, TrainerControl& control) noexcept {
+    if (mutants::is_active(Mutant::streak_reset_at_epoch_end) && policy_.state().lower_score_streak > 0) {
+        auto drifted = policy_.state_dict();
+        drifted["state"]["lower_score_streak"] = 0;
+        policy_.load_state_dict(drifted);
+    }
     redirect_save_to_evaluate(control, state.global_step, /*at_epoch_end=*/true);
 }
 
