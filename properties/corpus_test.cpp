@@ -52,23 +52,49 @@ std::string violations_of(const sim::ScenarioResult& result, sim::Property prope
     return text;
 }
 
-class Corpus : public ::testing::TestWithParam<std::string> {};
+class Corpus : public ::testing::TestWithParam<std::string> {
+  protected:
+    void expect_listed_verdicts() const {
+        const auto path = (kCorpus / GetParam()).string();
+        const auto file = sim::ScenarioFile::load(path);
+        ASSERT_FALSE(file.expected.empty()) << path << " lists no expected verdicts, so it checks nothing";
+        const auto result = sim::run_scenario_file(file);
+        for (const auto& [id, verdict] : file.expected.items()) {
+            const auto property = *sim::parse_property(id);  // ScenarioFile::parse checked the ids
+            bool held = result.held(property);
+            if (property == sim::Property::P8) {
+                held = sim::run_scenario_file(file).trace_hash == result.trace_hash;
+            }
+            EXPECT_EQ(held ? "held" : "violated", verdict.get<std::string>())
+                << id << " (" << sim::info_of(property).statement << ")" << violations_of(result, property)
+                << "\n  replay: ckptsim replay " << path;
+        }
+    }
+};
 
 TEST_P(Corpus, ReplaysWithItsExpectedVerdicts) {
-    const auto path = (kCorpus / GetParam()).string();
-    const auto file = sim::ScenarioFile::load(path);
-    ASSERT_FALSE(file.expected.empty()) << path << " lists no expected verdicts, so it checks nothing";
-    const auto result = sim::run_scenario_file(file);
-    for (const auto& [id, verdict] : file.expected.items()) {
-        const auto property = *sim::parse_property(id);  // ScenarioFile::parse checked the ids
-        bool held = result.held(property);
-        if (property == sim::Property::P8) {
-            held = sim::run_scenario_file(file).trace_hash == result.trace_hash;
+    expect_listed_verdicts();
+}
+
+// Black-box judging: with every observer call deleted from the port's evaluation round, each
+// file still gives its verdicts, so no property waits for the code under test to say when to
+// judge or what it holds. A file whose fault plan waits for a moment only the hooks raise (the
+// after_evaluation crash point inside the round, a crash aimed after the stop decision, a death
+// part-way through a broadcast) cannot inject it then: that is the fault plan's reach, not a
+// verdict, and BlackBox.EveryMutantIsKilledWithEveryObserverCallDeleted covers those mutants.
+TEST_P(Corpus, ReplaysWithItsExpectedVerdictsWithEveryObserverCallDeleted) {
+    const auto file = sim::ScenarioFile::load((kCorpus / GetParam()).string());
+    for (const auto& fault : file.scenario.faults) {
+        const bool crash_in_round = fault.action == sim::FaultAction::crash &&
+                                    fault.aim == sim::FaultAim::none &&
+                                    fault.point == sim::CrashPoint::after_evaluation;
+        if (crash_in_round || fault.aim == sim::FaultAim::after_stop_decision ||
+            fault.aim == sim::FaultAim::mid_broadcast) {
+            GTEST_SKIP() << "its fault waits for a moment only the observer hooks raise";
         }
-        EXPECT_EQ(held ? "held" : "violated", verdict.get<std::string>())
-            << id << " (" << sim::info_of(property).statement << ")" << violations_of(result, property)
-            << "\n  replay: ckptsim replay " << path;
     }
+    const mutants::ObserverCallsDeletedScope deleted;
+    expect_listed_verdicts();
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, Corpus, ::testing::ValuesIn(corpus_files()), test_name);

@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 33> kCatalogue{{
+constexpr std::array<MutantInfo, 44> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -75,11 +75,6 @@ constexpr std::array<MutantInfo, 33> kCatalogue{{
     {Mutant::appended_duplicates_restored, "appended_duplicates_restored",
      "the callback accepts restore_callback_states_from_checkpoint=True beside several callbacks of one "
      "class while Transformers appends their states, so a resume restores their train-start states"},
-}};
-
-// Planted and armed like the others, but no property kills them within the CI budget yet; the
-// "Pending" paragraph of docs/mutation-testing.md says why for each.
-constexpr std::array<MutantInfo, 9> kPending{{
     {Mutant::lower_score_not_persisted, "lower_score_not_persisted",
      "the round skips the persist of a lower score, so a crash before the next save forgets it"},
     {Mutant::streak_persist_skipped, "streak_persist_skipped",
@@ -92,6 +87,25 @@ constexpr std::array<MutantInfo, 9> kPending{{
      "the round tells its observer that it persisted a lower score without writing the sidecar"},
     {Mutant::streak_reset_at_epoch_end, "streak_reset_at_epoch_end",
      "on_epoch_end resets the lower-score streak, so patience never runs out across epochs"},
+    {Mutant::restored_streak_dropped, "restored_streak_dropped",
+     "on_train_begin adopts the restored state without its lower-score streak, so a resume restarts "
+     "patience"},
+    {Mutant::prior_streak_short_by_one, "prior_streak_short_by_one",
+     "the round decides from a prior whose lower-score streak is one short, so patience runs out one "
+     "evaluation late"},
+    {Mutant::over_refusal_on_epoch_resume, "over_refusal_on_epoch_resume",
+     "on_train_begin refuses any resume of an epoch-saving run with save_total_limit=1, which is safe"},
+    {Mutant::refusal_rule_ignores_refresh, "refusal_rule_ignores_refresh",
+     "the several-callbacks refusal drops its appending-refresh condition, so it refuses a safe replacing "
+     "refresh"},
+    {Mutant::refusal_only_on_resume, "refusal_only_on_resume",
+     "the unsafe-arguments refusals run only on a resume, so a fresh start trains under arguments they "
+     "refuse"},
+}};
+
+// Planted and armed like the others, but no property kills them within the CI budget yet; the
+// "Pending" paragraph of docs/mutation-testing.md says why for each.
+constexpr std::array<MutantInfo, 3> kPending{{
     {Mutant::trainer_best_cleanup_accepted, "trainer_best_cleanup_accepted",
      "the callback accepts save_total_limit=1 beside metric_for_best_model or load_best_model_at_end, so "
      "Transformers' end-of-training clean-up keeps only its own best_model_checkpoint"},

@@ -64,6 +64,11 @@ enum class Mutant : std::uint8_t {
     tie_stop_not_persisted,
     persist_reported_not_done,
     streak_reset_at_epoch_end,
+    restored_streak_dropped,
+    prior_streak_short_by_one,
+    over_refusal_on_epoch_resume,
+    refusal_rule_ignores_refresh,
+    refusal_only_on_resume,
 };
 
 struct MutantInfo {
@@ -101,6 +106,30 @@ class MutantScope {
 
   private:
     Mutant previous_;
+};
+
+// Not a mutant: the seam of the test that deletes every observer call from the port (the
+// evaluation round's hooks), to show that every property still judges without them. Thread-local
+// and scoped like the mutant switch, and off unless a test sets it.
+namespace detail {
+inline thread_local bool observer_calls_deleted = false;
+}  // namespace detail
+
+inline bool observer_calls_deleted() noexcept {
+    return detail::observer_calls_deleted;
+}
+
+class ObserverCallsDeletedScope {
+  public:
+    ObserverCallsDeletedScope() noexcept : previous_(detail::observer_calls_deleted) {
+        detail::observer_calls_deleted = true;
+    }
+    ~ObserverCallsDeletedScope() { detail::observer_calls_deleted = previous_; }
+    ObserverCallsDeletedScope(const ObserverCallsDeletedScope&) = delete;
+    ObserverCallsDeletedScope& operator=(const ObserverCallsDeletedScope&) = delete;
+
+  private:
+    bool previous_;
 };
 
 }  // namespace ckpt::mutants

@@ -51,7 +51,9 @@ bool persist_skipped_by_mutant(const CheckpointEvaluationDecision& decision) noe
 CheckpointEvaluationDecision run_checkpoint_evaluation_round(Collective& collective, TriggerCallback& trigger,
                                                              TrainerControl& control, double score,
                                                              std::int64_t step,
-                                                             EvaluationRoundObserver& observer) {
+                                                             EvaluationRoundObserver& hooks) {
+    EvaluationRoundObserver deleted;
+    auto& observer = mutants::observer_calls_deleted() ? deleted : hooks;
     const bool is_rank_zero = collective.rank() == 0;
     auto& policy = trigger.policy();
     const auto prior = policy.state();
@@ -60,6 +62,12 @@ CheckpointEvaluationDecision run_checkpoint_evaluation_round(Collective& collect
     observer.before_rank_zero_outcome(kDecisionOperation);
     const auto received =
         run_on_rank_zero_and_share_outcome(collective, is_rank_zero, kDecisionOperation, [&]() -> json {
+            if (mutants::is_active(mutants::Mutant::prior_streak_short_by_one) &&
+                policy.state().lower_score_streak > 0) {
+                auto tampered = policy.state_dict();
+                tampered["state"]["lower_score_streak"] = policy.state().lower_score_streak - 1;
+                policy.load_state_dict(tampered);
+            }
             const auto decision = policy.observe(score, step);
             return {{"decision", decision.to_dict()}, {"policy_state", policy.state_dict()}};
         });

@@ -163,7 +163,8 @@ void TriggerCallback::refuse_unsafe_training_args(const TrainingArguments& args)
             "which can be another than final_checkpoint's target; set save_total_limit >= 2 or unset "
             "metric_for_best_model and load_best_model_at_end");
     }
-    if (args.restore_callback_states_from_checkpoint && args.refresh_appends_duplicate_states &&
+    if (args.restore_callback_states_from_checkpoint &&
+        (args.refresh_appends_duplicate_states || mutants::is_active(Mutant::refusal_rule_ignores_refresh)) &&
         !args.stateful_classes_with_several_callbacks.empty() &&
         !mutants::is_active(Mutant::appended_duplicates_restored)) {
         const auto& name = args.stateful_classes_with_several_callbacks.front();
@@ -180,7 +181,15 @@ void TriggerCallback::refuse_unsafe_training_args(const TrainingArguments& args)
 
 void TriggerCallback::on_train_begin(const TrainingArguments& args, const TrainerStateView& state,
                                      TrainerControl& control) {
-    refuse_unsafe_training_args(args);
+    const bool resuming = state.global_step > 0;
+    if (resuming || !mutants::is_active(Mutant::refusal_only_on_resume)) {
+        refuse_unsafe_training_args(args);
+    }
+    if (mutants::is_active(Mutant::over_refusal_on_epoch_resume) && resuming &&
+        args.save_strategy == "epoch" && args.save_total_limit == 1) {
+        throw TrainingArgumentsRefused(
+            "checkpoint evaluation cannot resume with save_strategy=\"epoch\" and save_total_limit=1");
+    }
     if (!config_.output_dir && !args.output_dir.empty()) {
         config_.output_dir = args.output_dir;
     }
@@ -209,6 +218,11 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
     }
     if (is_rank_zero() || !mutants::is_active(Mutant::restored_state_not_shared)) {
         policy_.load_state_dict(*policy_state);
+    }
+    if (mutants::is_active(Mutant::restored_streak_dropped) && policy_.state().lower_score_streak > 0) {
+        auto drifted = policy_.state_dict();
+        drifted["state"]["lower_score_streak"] = 0;
+        policy_.load_state_dict(drifted);
     }
     if (const auto count = received.find("trigger_count");
         count != received.end() && count->is_number_integer()) {

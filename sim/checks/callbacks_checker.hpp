@@ -21,7 +21,7 @@ class CallbacksChecker {
     explicit CallbacksChecker(const CheckerContext& context) : context_(context) {}
 
     void on(const IncarnationBegan& e);
-    void on(const DecisionMade& e);
+    void on(const EvaluationScored& e);
     void on(const TrainerStateWritten& e);
     void on(const CallbacksRestored& e);
     void on(const TrainBegan& e);

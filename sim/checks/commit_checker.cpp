@@ -17,8 +17,13 @@ void CommitChecker::on(const ResumeSourceChosen& e) {
     }
 }
 
-void CommitChecker::on(const TrainBegan& e) {
-    const auto& restored = e.restored;
+// Judged on the state the ledger says the resume restores (lineage.hpp), not on the policy's
+// report: a policy that restored anything else is judged by what it then decides and writes.
+void CommitChecker::on(const TrainBegan&) {
+    if (context_.ledger.prior_unknown) {
+        return;
+    }
+    const auto& restored = context_.ledger.expected_state;
     if (!restored.best_step || restored.best_is_external) {
         return;
     }

@@ -12,7 +12,7 @@ class CommitChecker {
     explicit CommitChecker(const CheckerContext& context) : context_(context) {}
 
     void on(const ResumeSourceChosen& e);
-    void on(const TrainBegan& e);
+    void on(const TrainBegan&);
     void on(const auto&) noexcept {}
 
   private:

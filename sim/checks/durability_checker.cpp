@@ -1,83 +1,26 @@
-// P2 and P9 over the ledger's record of the durable sidecar; P9's ground truth is the
-// checker's own writer (sidecar_oracle_format.hpp) and reader (disk_truth.hpp).
+// The durability contract of durability_checker.hpp. Which property a lapse breaks depends on what
+// the disk holds: a state the ledger decided earlier (or none) is a decision not made durable
+// (P2); the right count with other contents is a decision that broke the rules (P11); bytes
+// that are not the seed's layout for what they hold are P9.
 #include "sim/checks/durability_checker.hpp"
 
 #include <algorithm>
-#include <optional>
 
+#include "policy/output_dir/checkpoint_layout.hpp"
 #include "sim/checks/disk_truth.hpp"
 #include "sim/checks/lineage.hpp"
 #include "sim/checks/sidecar_oracle_format.hpp"
+#include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
 
-void DurabilityChecker::on(const SidecarPersisted& e) {
-    // Read once, by the ledger writer, which sees every event before the checkers.
-    const auto& sidecar = context_.ledger.sidecar_after_write;
-    if (!sidecar.has_policy_state) {
-        context_.violate(Property::P2, "persist returned but the durable sidecar is " +
-                                           (sidecar.bytes ? "unreadable: " + sidecar.bytes->substr(0, 60)
-                                                          : std::string("missing")));
-        return;
-    }
-    if (!sidecar.state || *sidecar.state != e.state) {
-        context_.violate(Property::P2,
-                         "persist returned with " + describe(e.state) + " but the durable sidecar holds " +
-                             (sidecar.state ? describe(*sidecar.state) : std::string("no state")));
-        // P9 is judged as well: the bytes are still compared with the seed's layout.
-    }
-    // P9: the durable bytes are exactly what the checker's own writer lays out for the state the
-    // write returned with (already read back by the checker's own reader above, as P2). The
-    // ledger does not know last_evaluated_step, so it is taken from the bytes.
-    const auto last = sidecar.payload.find("last_evaluated_step");
-    const auto last_step = last != sidecar.payload.end() && last->is_number_integer()
-                               ? std::optional<std::int64_t>(last->get<std::int64_t>())
-                               : std::nullopt;
-    const auto expected = oracle_sidecar_text(context_.scenario.callbacks.policy, e.state, last_step);
-    if (*sidecar.bytes != expected) {
-        context_.violate(Property::P9, "sidecar bytes are not the seed's layout for " + describe(e.state) +
-                                           ": " + first_line_difference(*sidecar.bytes, expected));
-    }
-}
-
-void DurabilityChecker::on(const TrainBegan& e) {
-    const auto& ledger = context_.ledger;
+void DurabilityChecker::on(const IncarnationBegan&) {
     counted_twice_reported_ = false;
-    if (ledger.expected_node) {
-        compare_with_expected(e.restored, ledger.expected_state, "resume restored ");
-        return;
-    }
-    // The checkpoint read is not one the ledger recorded: the state must at least be one a
-    // decision of this run produced, on any branch of its history (a resume to an older
-    // checkpoint starts a new branch, but the old branch's records may still be on disk).
-    const auto& decided = ledger.evaluations;
-    if (e.restored.evaluation_count > 0 &&
-        std::none_of(decided.begin(), decided.end(),
-                     [&](const auto& node) { return node.after == e.restored; })) {
-        context_.violate(Property::P2, "resume restored " + describe(e.restored) +
-                                           ", which is not the state after any decision of this run");
-    }
+    lapse_reported_ = false;
+    sidecar_at_start_ = context_.fs.durable_content(join_path(kOutputDir, kSidecarName));
 }
 
-// The seed's baseline rule restated: a state without a best takes the baseline as an external
-// best at step 0 with a fresh streak and no stop; a state with a best keeps it.
-void DurabilityChecker::on(const BaselineEstablished& e) {
-    const auto& ledger = context_.ledger;
-    if (!ledger.expected_node) {
-        return;
-    }
-    auto expected = ledger.expected_state;
-    if (!expected.best_score) {
-        expected.best_score = e.score;
-        expected.best_step = 0;
-        expected.lower_score_streak = 0;
-        expected.stop_requested = false;
-        expected.best_is_external = true;
-    }
-    compare_with_expected(e.state, expected, "after the external baseline the resume holds ");
-}
-
-void DurabilityChecker::on(const DecisionMade& e) {
+void DurabilityChecker::on(const EvaluationScored& e) {
     const auto& counted = context_.ledger.restored_counted_steps;
     if (!counted_twice_reported_ && std::binary_search(counted.begin(), counted.end(), e.step)) {
         context_.violate(Property::P2, "step " + std::to_string(e.step) +
@@ -86,16 +29,86 @@ void DurabilityChecker::on(const DecisionMade& e) {
     }
 }
 
-void DurabilityChecker::compare_with_expected(const CheckpointEvaluationState& restored,
-                                              const CheckpointEvaluationState& expected, const char* when) {
-    if (restored == expected) {
+void DurabilityChecker::judge_deadline(const char* when) {
+    const auto& ledger = context_.ledger;
+    if (ledger.sidecar_deadlines == deadlines_judged_) {
+        return;  // no deadline passed at this event
+    }
+    deadlines_judged_ = ledger.sidecar_deadlines;
+    if (ledger.prior_unknown || !ledger.last_decision) {
         return;
     }
-    const bool lost = restored.evaluation_count < expected.evaluation_count;
-    context_.violate(Property::P2, when + describe(restored) +
-                                       (lost ? " while a later decision on its history was recorded: "
-                                             : " but the newest decision recorded on its history is ") +
-                                       describe(expected));
+    const auto& decision = *ledger.last_decision;
+    const auto& expected = ledger.current_state;
+    const auto& sidecar = ledger.sidecar_after_write;
+    const auto what =
+        "the " + std::string(decision.reason) + " decision at step " + std::to_string(decision.step);
+    if (!sidecar.state) {
+        context_.violate(Property::P2, what + " is not durable when " + when + ": the durable sidecar is " +
+                                           (sidecar.bytes ? "unreadable: " + sidecar.bytes->substr(0, 60)
+                                                          : std::string("missing")) +
+                                           ", the ledger's state is " + describe(expected));
+        return;
+    }
+    // The decision's write is on the disk when the count is the ledger's; an older state's own
+    // last evaluated step is not the ledger's to say, so only a written decision's layout is judged.
+    const bool written = sidecar.state->evaluation_count == expected.evaluation_count;
+    if (written && *sidecar.state != expected) {
+        context_.violate(Property::P11, what + " left " + describe(*sidecar.state) +
+                                            " on the disk, the rules say " + describe(expected));
+    } else if (!written && !lapse_reported_) {
+        // Once per incarnation: every later deadline finds the same history missing.
+        lapse_reported_ = true;
+        context_.violate(Property::P2, what + " is not durable when " + when +
+                                           ": the durable sidecar holds " + describe(*sidecar.state) +
+                                           ", the ledger's state is " + describe(expected));
+    }
+    if (written) {
+        judge_layout(*sidecar.bytes, *sidecar.state, decision.step, "sidecar");
+    }
+}
+
+// P9: the bytes are exactly what the checker's own writer lays out for the state they hold (read
+// by the checker's own reader) and the last evaluated step the ledger knows.
+void DurabilityChecker::judge_layout(const std::string& bytes, const CheckpointEvaluationState& state,
+                                     std::optional<std::int64_t> last_evaluated_step, const char* what) {
+    const auto expected = oracle_sidecar_text(context_.scenario.callbacks.policy, state, last_evaluated_step);
+    if (bytes != expected) {
+        context_.violate(Property::P9, std::string(what) + " bytes are not the seed's layout for " +
+                                           describe(state) + ": " + first_line_difference(bytes, expected));
+    }
+}
+
+// Recovery may rewrite the sidecar before on_train_begin returns; what it writes is the state the
+// resume must restore, with the step of the decision that left it or, when the restore came from
+// a checkpoint's own state (which does not carry it), null: a resume from checkpoint-N replays
+// no step its own history counted, so an unknown step skips nothing that was counted.
+void DurabilityChecker::on(const RecoveryFinished&) {
+    const auto& ledger = context_.ledger;
+    const auto bytes = context_.fs.durable_content(join_path(kOutputDir, kSidecarName));
+    if (!bytes || bytes == sidecar_at_start_ || ledger.prior_unknown) {
+        return;
+    }
+    const auto reading = read_durable_sidecar(context_.fs);
+    if (!reading.state) {
+        context_.violate(Property::P2, "on_train_begin's recovery left an unreadable durable sidecar: " +
+                                           bytes->substr(0, 60));
+        return;
+    }
+    if (*reading.state != ledger.expected_state) {
+        context_.violate(Property::P2, "on_train_begin's recovery wrote " + describe(*reading.state) +
+                                           " into the sidecar, but the resume must restore " +
+                                           describe(ledger.expected_state));
+    }
+    const int node = ledger.expected_node.value_or(kRootNode);
+    const auto step =
+        node == kRootNode
+            ? std::nullopt
+            : std::optional<std::int64_t>(ledger.evaluations[static_cast<std::size_t>(node)].step);
+    const auto& settings = context_.scenario.callbacks.policy;
+    if (!step || *bytes != oracle_sidecar_text(settings, *reading.state, step)) {
+        judge_layout(*bytes, *reading.state, std::nullopt, "recovery's sidecar");
+    }
 }
 
 }  // namespace ckpt::sim

@@ -1,8 +1,16 @@
-// P2 and P9: a sidecar write that returned is durable and is the seed's layout byte for byte; a resume
-// restores the full state of the newest decision recorded on the history it continues (lineage.hpp), both
-// right after the restore and once the external baseline is offered; and no step the restored
-// history counted is counted again.
+// P2 and P9 under the durability contract (docs/properties.md): when rank 0's on_evaluate returns
+// for a decision that does not save, and when on_save returns for one that does, the durable
+// sidecar holds the ledger's state after that decision (reference_policy's, from the ledger's own
+// prior), laid out byte for byte as the seed writes it with the ledger's last evaluated step; a
+// sidecar that on_train_begin's recovery rewrote holds the state the resume must restore, in the
+// same layout; and no checkpoint evaluation is fed at a step the restored history counted.
+// Judged at moments the trainer owns, from the disk as the ledger read it, whatever the code
+// wrote or reported (a decision whose write was skipped is judged like one whose write failed).
 #pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
 
 #include "sim/checks/checker_context.hpp"
 #include "sim/events/event.hpp"
@@ -13,18 +21,27 @@ class DurabilityChecker {
   public:
     explicit DurabilityChecker(const CheckerContext& context) : context_(context) {}
 
-    void on(const SidecarPersisted& e);
-    void on(const TrainBegan& e);
-    void on(const BaselineEstablished& e);
-    void on(const DecisionMade& e);
+    void on(const IncarnationBegan& e);
+    void on(const EvaluationScored& e);
+    void on(const EvaluationReturned& e) {
+        if (e.rank == 0) {
+            judge_deadline("rank 0's on_evaluate returned");
+        }
+    }
+    void on(const SaveCallbackReturned&) { judge_deadline("on_save returned"); }
+    void on(const RecoveryFinished&);
     void on(const auto&) noexcept {}
 
   private:
-    void compare_with_expected(const CheckpointEvaluationState& restored,
-                               const CheckpointEvaluationState& expected, const char* when);
+    void judge_deadline(const char* when);
+    void judge_layout(const std::string& bytes, const CheckpointEvaluationState& state,
+                      std::optional<std::int64_t> last_evaluated_step, const char* what);
 
     const CheckerContext& context_;
+    std::uint64_t deadlines_judged_ = 0;
     bool counted_twice_reported_ = false;
+    bool lapse_reported_ = false;                  // a deadline found the sidecar behind the ledger
+    std::optional<std::string> sidecar_at_start_;  // the durable bytes before on_train_begin
 };
 
 }  // namespace ckpt::sim

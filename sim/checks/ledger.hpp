@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,18 @@ struct SidecarReading {
     const nlohmann::json& policy_state() const { return payload.at("checkpoint_eval_state"); }
 };
 
+// What the rules decided for the newest evaluation the simulator scored (reference_policy.hpp,
+// from the ledger's own prior state): the flags the trigger callback must hand back.
+struct LedgerDecision {
+    std::uint64_t round = 0;  // EvaluationScored::round
+    std::int64_t step = 0;
+    double score = 0.0;
+    std::string_view reason;
+    bool should_save = false;
+    bool should_stop = false;
+    CheckpointEvaluationState prior;  // the ledger's state it was decided from
+};
+
 struct Ledger {
     std::vector<EvaluationRecord> evaluations;  // indexed by node id, in the order they were made
     // The decision the running incarnation's policy state holds (set when it restored, then
@@ -80,6 +93,17 @@ struct Ledger {
     // when the checkpoint it resumes from is not one the ledger knows the decision of.
     std::optional<int> expected_node;
     CheckpointEvaluationState expected_state;
+    // The state the running incarnation's policy must hold now: the expected restore, the
+    // external baseline applied to it, then each decision's result. Never read from the policy.
+    CheckpointEvaluationState current_state;
+    // The running incarnation's newest decision and the one before it (a rank may still be
+    // returning from it), and the step of a save it decided that no on_save has committed yet.
+    std::optional<LedgerDecision> last_decision;
+    std::optional<LedgerDecision> previous_decision;
+    std::optional<std::int64_t> save_due_step;
+    // The resume's checkpoint is not one the ledger recorded (or no longer holds its bytes), so
+    // the ledger cannot say what it restores: this incarnation's decisions are not judged.
+    bool prior_unknown = false;
     // The steps the history the running incarnation restored had counted, sorted.
     std::vector<std::int64_t> restored_counted_steps;
     std::map<std::int64_t, CheckpointRecord> checkpoints;
@@ -89,7 +113,8 @@ struct Ledger {
     std::vector<std::pair<std::int64_t, double>> retired_scores;
     std::uint64_t retirements = 0;         // records retired so far: what a checker keyed on them may drop
     std::optional<SidecarRecord> sidecar;  // the last durably recorded sidecar
-    SidecarReading sidecar_after_write;    // what the durable view held when the last write returned
+    SidecarReading sidecar_after_write;    // what the durable view held at the last deadline
+    std::uint64_t sidecar_deadlines = 0;   // durability deadlines passed so far (each read the sidecar)
     bool sidecar_damaged = false;          // an injected fault corrupted it since
     std::map<std::int64_t, bool> checkpoint_damaged;
 
@@ -104,6 +129,16 @@ struct Ledger {
     // error can fail the rename after the oracle saw it).
     std::optional<std::pair<std::int64_t, double>> pending_link;
 };
+
+// The ledger's decision of the running incarnation's round `round`, if it still holds it.
+inline const LedgerDecision* decision_of_round(const Ledger& ledger, std::uint64_t round) noexcept {
+    for (const auto* decision : {&ledger.last_decision, &ledger.previous_decision}) {
+        if (*decision && (*decision)->round == round) {
+            return &**decision;
+        }
+    }
+    return nullptr;
+}
 
 // The retired summary of checkpoint-`step`, or where it would go (Ledger::retired_scores is
 // sorted by step). Works on the const and the mutable list alike.

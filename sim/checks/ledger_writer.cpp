@@ -7,6 +7,7 @@
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "sim/checks/disk_truth.hpp"
 #include "sim/checks/lineage.hpp"
+#include "sim/checks/reference_policy.hpp"
 #include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
@@ -18,39 +19,59 @@ void LedgerWriter::on(const IncarnationBegan& e) {
     ledger_.expected_node = expected_restored_node(fs_, ledger_, e.resume_step);
     ledger_.expected_state = node_state(ledger_, ledger_.expected_node.value_or(kRootNode));
     ledger_.current_node = ledger_.expected_node.value_or(kRootNode);
-}
-
-// Which decision the restored state is: the expected one when it matches, else the newest
-// decision that left this state (a wrong restore still continues some history), else the root.
-void LedgerWriter::on(const TrainBegan& e) {
-    settle_link();
-    ledger_.current_node = restored_node(e.restored);
+    ledger_.current_state = ledger_.expected_state;
     ledger_.restored_counted_steps = counted_steps(ledger_, ledger_.current_node);
+    ledger_.prior_unknown = !ledger_.expected_node;
+    ledger_.last_decision.reset();
+    ledger_.previous_decision.reset();
+    ledger_.save_due_step.reset();
 }
 
-int LedgerWriter::restored_node(const CheckpointEvaluationState& restored) const {
-    if (ledger_.expected_node && restored == ledger_.expected_state) {
-        return *ledger_.expected_node;
-    }
-    for (int node = static_cast<int>(ledger_.evaluations.size()) - 1; node >= 0; --node) {
-        if (ledger_.evaluations[static_cast<std::size_t>(node)].after == restored) {
-            return node;
-        }
-    }
-    return kRootNode;
+void LedgerWriter::on(const BaselineEstablished& e) {
+    ledger_.current_state = reference_baseline(ledger_.current_state, e.score, 0);
 }
 
-void LedgerWriter::on(const DecisionMade& e) {
-    ledger_.evaluations.push_back({ledger_.current_node, e.step, e.score, e.after});
+// The rules decide from the ledger's own prior, so a policy that restored, drifted or decided
+// wrongly is judged by what it then does, not by what it says it holds.
+void LedgerWriter::on(const EvaluationScored& e) {
+    const auto outcome = reference_observe(settings_, ledger_.current_state, e.score, e.step);
+    ledger_.evaluations.push_back({ledger_.current_node, e.step, e.score, outcome.after});
     ledger_.current_node = static_cast<int>(ledger_.evaluations.size()) - 1;
+    ledger_.previous_decision = ledger_.last_decision;
+    ledger_.last_decision = LedgerDecision{e.round,
+                                           e.step,
+                                           e.score,
+                                           outcome.reason,
+                                           outcome.should_save,
+                                           outcome.should_stop,
+                                           ledger_.current_state};
+    ledger_.current_state = outcome.after;
+    ledger_.save_due_step = outcome.should_save ? std::optional<std::int64_t>(e.step) : std::nullopt;
 }
 
-// Only a write whose durable bytes hold the state it returned with is durably recorded.
-void LedgerWriter::on(const SidecarPersisted& e) {
+// The durability contract's deadlines (docs/properties.md): a decision without a save is durable
+// once rank 0's on_evaluate returned, a save's once its on_save returned. The sidecar is read
+// there whether or not the code wrote anything; the checkers judge what was read.
+void LedgerWriter::on(const EvaluationReturned& e) {
+    if (e.rank == 0 && ledger_.last_decision && !ledger_.last_decision->should_save) {
+        read_sidecar_at_deadline();
+    }
+}
+
+void LedgerWriter::on(const SaveCallbackReturned& e) {
+    if (ledger_.save_due_step == e.step) {
+        read_sidecar_at_deadline();
+        ledger_.save_due_step.reset();
+    }
+}
+
+// Only a durable sidecar holding the ledger's state is durably recorded.
+void LedgerWriter::read_sidecar_at_deadline() {
+    ++ledger_.sidecar_deadlines;
     ledger_.sidecar_after_write = read_durable_sidecar(fs_);
     const auto& sidecar = ledger_.sidecar_after_write;
-    if (sidecar.state && *sidecar.state == e.state) {
-        ledger_.sidecar = SidecarRecord{e.state, *sidecar.bytes, ledger_.current_node};
+    if (sidecar.state && *sidecar.state == ledger_.current_state) {
+        ledger_.sidecar = SidecarRecord{ledger_.current_state, *sidecar.bytes, ledger_.current_node};
         ledger_.sidecar_damaged = false;
     }
 }
@@ -78,12 +99,17 @@ void LedgerWriter::on(const TrainerStateWritten& e) {
     // cheaper than copying the callback states and the bytes again.
     const bool same_write =
         record.step == e.step && record.incarnation == incarnation_ && record.score == e.score &&
-        record.trainer_state_bytes == e.bytes && record.policy_state == e.policy_state &&
+        record.trainer_state_bytes == e.bytes && record.policy_state == ledger_.current_state &&
         record.callback_states == e.callback_states && record.node == ledger_.current_node;
     if (!same_write) {
-        record = CheckpointRecord{e.step,         incarnation_,        e.score,
-                                  e.policy_state, e.callback_states,   std::string(e.bytes),
-                                  false,          ledger_.current_node};
+        record = CheckpointRecord{e.step,
+                                  incarnation_,
+                                  e.score,
+                                  ledger_.current_state,
+                                  e.callback_states,
+                                  std::string(e.bytes),
+                                  false,
+                                  ledger_.current_node};
         forget_retired(e.step);
         retire_unreachable_checkpoints(e.step);
     }

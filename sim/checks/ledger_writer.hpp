@@ -1,11 +1,14 @@
 // The one writer of the ledger: it records, from the events, what the simulator observed (the
-// decisions, the checkpoints and sidecars as the disk holds them, the injected damage, the
-// published link). It runs before the checkers, which only read the ledger.
+// scores it fed, the checkpoints and sidecars as the disk holds them, the injected damage, the
+// published link) and decides each evaluation itself through reference_policy, from its own
+// prior state. It never reads a state the policy reports. It runs before the checkers, which
+// only read the ledger.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "policy/core/checkpoint_evaluation_policy.hpp"
 #include "sim/checks/ledger.hpp"
 #include "sim/disk/sim_file_system.hpp"
 #include "sim/events/event.hpp"
@@ -14,12 +17,14 @@ namespace ckpt::sim {
 
 class LedgerWriter {
   public:
-    LedgerWriter(const SimFileSystem& fs, Ledger& ledger) : fs_(fs), ledger_(ledger) {}
+    LedgerWriter(const PolicySettings& settings, const SimFileSystem& fs, Ledger& ledger)
+        : settings_(settings), fs_(fs), ledger_(ledger) {}
 
     void on(const IncarnationBegan& e);
-    void on(const TrainBegan& e);
-    void on(const DecisionMade& e);
-    void on(const SidecarPersisted& e);
+    void on(const BaselineEstablished& e);
+    void on(const EvaluationScored& e);
+    void on(const EvaluationReturned& e);
+    void on(const SaveCallbackReturned& e);
     void on(const RecoveryFinished& e);
     void on(const TrainerStateWritten& e);
     void on(const LinkPublished& e);
@@ -39,8 +44,9 @@ class LedgerWriter {
     void retire_unreachable_checkpoints(std::int64_t written_step);
     bool retire_if_unreachable(std::int64_t step, std::int64_t written_step);
     void forget_retired(std::int64_t step);
-    int restored_node(const CheckpointEvaluationState& restored) const;
+    void read_sidecar_at_deadline();
 
+    const PolicySettings& settings_;
     const SimFileSystem& fs_;
     Ledger& ledger_;
     int incarnation_ = 0;

@@ -121,9 +121,13 @@ void LinkChecker::on(const CrashPointPassed& e) {
                          ", which is not complete, outside the save window");
 }
 
-void LinkChecker::on(const JobFinished& e) {
+// The best is the ledger's, not the one the policy ends with.
+void LinkChecker::on(const JobFinished&) {
     in_commit_ = false;
-    const auto& final_state = e.final_state;
+    if (context_.ledger.prior_unknown) {
+        return;
+    }
+    const auto& final_state = context_.ledger.current_state;
     if (!final_state.best_step || final_state.best_is_external) {
         return;
     }

@@ -19,7 +19,7 @@ class LinkChecker {
     void on(const IncarnationBegan&);
     void on(const LinkPublished& e);
     void on(const CrashPointPassed& e);
-    void on(const JobFinished& e);
+    void on(const JobFinished&);
     void on(const SaveCallbackStarted& e) noexcept;
     void on(const Committed& e);
     void on(const auto&) noexcept {}

@@ -1,7 +1,7 @@
-// P12: a run finishes, or ends for a reason an injected fault explains, and a policy stop ends
-// it only when the patience really ran out on its history. The simulation decides how a run
-// ended; this checker turns the endings nothing explains into violations, and also the resume
-// that silently accepted a sidecar the ledger knows was damaged (the seed fails loudly).
+// P12: a run finishes, or ends for a reason an injected fault explains (whether a stop was due
+// is the rules checker's flags check). The simulation decides how a run ended; this checker
+// turns the endings nothing explains into violations, and also the resume that silently
+// accepted a sidecar the ledger knows was damaged (the seed fails loudly).
 #pragma once
 
 #include <optional>
@@ -25,20 +25,11 @@ class LivenessChecker {
     }
     void on(const IncarnationBegan& e);
     void on(const TrainBegan& e);
-    void on(const BaselineEstablished& e) noexcept { baseline_ = e.score; }
-    void on(const DecisionMade& e) {
-        if (e.decision.should_stop) {
-            check_stop_is_due(e);
-        }
-    }
     void on(const auto&) noexcept {}
 
   private:
-    void check_stop_is_due(const DecisionMade& e);
-
     const CheckerContext& context_;
     bool damaged_sidecar_at_start_ = false;
-    std::optional<double> baseline_;
 };
 
 }  // namespace ckpt::sim

@@ -1,9 +1,9 @@
 // The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
-// The checkers, one per concern, fed every event in one fixed order: stop (P3), durability
-// (P2, P9), commit (P5), link (P1, P4), retention (P1), retained best (P1 on the disk), the trainer's
-// best (P1), ranks (P6, P7), callbacks (P10), rules (P11), liveness (P12), schedule (P13). That order
-// keeps the violations of one event in the order DESIGN.md's checks list them. Checkers read the ledger;
-// the LedgerWriter, delivered the event first, writes it.
+// (P2, P9), commit (P5), link (P1, P4), retention (P1), retained best (P1 on the disk), the
+// trainer's best (P1), ranks (P6), callbacks (P10), rules (P11, P12, P7), liveness (P12),
+// schedule (P13), refusal (P14). That order keeps the violations of one event in the order
+// DESIGN.md's checks list them. Checkers read the ledger; the LedgerWriter, delivered the event
+// first, writes it.
 #pragma once
 
 #include <vector>
@@ -15,6 +15,7 @@
 #include "sim/checks/link_checker.hpp"
 #include "sim/checks/liveness_checker.hpp"
 #include "sim/checks/ranks_checker.hpp"
+#include "sim/checks/refusal_checker.hpp"
 #include "sim/checks/retained_best_checker.hpp"
 #include "sim/checks/retention_checker.hpp"
 #include "sim/checks/rules_checker.hpp"
@@ -39,7 +40,8 @@ class Oracles {
           callbacks_(context_),
           rules_(context_),
           liveness_(context_),
-          schedule_(context_) {}
+          schedule_(context_),
+          refusal_(context_) {}
     Oracles(const Oracles&) = delete;
     Oracles& operator=(const Oracles&) = delete;
 
@@ -59,6 +61,7 @@ class Oracles {
         rules_.on(e);
         liveness_.on(e);
         schedule_.on(e);
+        refusal_.on(e);
     }
 
     ViolationLog& violations() noexcept { return violations_; }
@@ -79,6 +82,7 @@ class Oracles {
     RulesChecker rules_;
     LivenessChecker liveness_;
     ScheduleChecker schedule_;
+    RefusalChecker refusal_;
 };
 
 }  // namespace ckpt::sim

@@ -14,9 +14,10 @@ namespace ckpt::sim {
 // The properties of DESIGN.md (P1-P10) and three the simulator adds: P11 holds every decision
 // to the seed's rules, P12 is the liveness check (a run ends by finishing, or because of a
 // fault that explains how it ended, and never stops early), and P13 holds the evaluations to
-// the trainer's save schedule.
-enum class Property : std::uint8_t { P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13 };
-inline constexpr std::size_t kPropertyCount = 13;
+// the trainer's save schedule, and P14 holds the refusals of unsafe training arguments to the
+// rules that call for them.
+enum class Property : std::uint8_t { P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13, P14 };
+inline constexpr std::size_t kPropertyCount = 14;
 
 struct PropertyInfo {
     std::string_view id;
@@ -48,6 +49,9 @@ inline constexpr std::array<PropertyInfo, kPropertyCount> kProperties{{
     {"P13", "schedule",
      "every save event becomes exactly one evaluation, none happens outside one, and one is dropped "
      "only for a step its history counted or under a stop"},
+    {"P14", "refusal",
+     "on_train_begin refuses exactly the training arguments the seed's rules refuse, naming the setting, "
+     "and a job restarted with the fix it names runs"},
 }};
 
 constexpr std::string_view id_of(Property property) noexcept {

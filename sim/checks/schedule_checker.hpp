@@ -17,10 +17,15 @@ class ScheduleChecker {
     explicit ScheduleChecker(const CheckerContext& context) : context_(context) {}
 
     void on(const IncarnationBegan& e);
-    void on(const TrainBegan& e) noexcept { stop_in_force_ = e.restored.stop_requested; }
+    // The stop the ledger says the resume restored binds the incarnation from its start.
+    void on(const TrainBegan&) noexcept { stop_in_force_ = context_.ledger.expected_state.stop_requested; }
     void on(const StepStarted& e);
     void on(const EvaluationStarted& e);
-    void on(const DecisionMade& e) noexcept { stop_in_force_ = stop_in_force_ || e.decision.should_stop; }
+    // The ledger writer decided this evaluation before the checkers see it.
+    void on(const EvaluationScored&) noexcept {
+        const auto& decision = context_.ledger.last_decision;
+        stop_in_force_ = stop_in_force_ || (decision && decision->should_stop);
+    }
     void on(const StepFinished& e);
     void on(const EpochEnded& e);
     void on(const auto&) noexcept {}

@@ -1,5 +1,6 @@
 // P3, as DESIGN.md states it; reads the state the ledger expects restored at each
-// incarnation's start. Reports each rank once per stop.
+// incarnation's start and the ledger's decisions, never the policy's. Reports each rank once
+// per stop.
 #include "sim/checks/stop_checker.hpp"
 
 #include <algorithm>
@@ -25,15 +26,6 @@ void StopChecker::grant_first_step_grace() {
         for (std::size_t rank = 0; rank < first_step_grace_.size(); ++rank) {
             first_step_grace_[rank] = !stepped_[rank];
         }
-    }
-}
-
-void StopChecker::on(const TrainBegan& e) {
-    // A restored stop binds every rank from here on, whether or not the ledger already counted
-    // it durable (a sidecar the page cache still held is restored too).
-    if (e.restored.stop_requested) {
-        std::fill(stop_in_force_.begin(), stop_in_force_.end(), true);
-        grant_first_step_grace();
     }
 }
 

@@ -22,8 +22,14 @@ class StopChecker {
     }
     void on(const StepFinished& e) noexcept { last_step_[static_cast<std::size_t>(e.rank)] = e.global_step; }
     void on(const EvaluationStarted& e) { report_once(e.rank, " started an evaluation after a stop"); }
-    void on(const StopInForce& e) noexcept { stop_in_force_[static_cast<std::size_t>(e.rank)] = true; }
-    void on(const TrainBegan& e);
+    // A stop is in force on a rank once its on_evaluate returned for a decision the ledger says
+    // stops, whatever the rank's callback did with it.
+    void on(const EvaluationReturned& e) noexcept {
+        const auto* decision = decision_of_round(context_.ledger, e.round);
+        if (decision != nullptr && decision->should_stop) {
+            stop_in_force_[static_cast<std::size_t>(e.rank)] = true;
+        }
+    }
     void on(const auto&) noexcept {}
 
   private:

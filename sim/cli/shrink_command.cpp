@@ -77,7 +77,7 @@ void print_change(const sim::ShrinkResult& shrunk) {
 int run_shrink(const ShrinkCommandOptions& o) {
     std::optional<sim::Property> asked;
     if (!o.property.empty() && !(asked = sim::parse_property(o.property))) {
-        std::cerr << "ckptsim shrink: --property: '" << o.property << "' is not a property id (P1 to P13)\n";
+        std::cerr << "ckptsim shrink: --property: '" << o.property << "' is not a property id (P1 to P14)\n";
         return kExitBadInput;
     }
     const auto out = o.out.empty() ? default_out(o.path) : o.out;

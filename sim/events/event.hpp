@@ -40,9 +40,8 @@ struct RanksEnded {
     const RunResult& result;
     int dead_ranks = 0;
 };
-struct JobFinished {
-    const CheckpointEvaluationState& final_state;
-};
+// Every rank of the incarnation finished training.
+struct JobFinished {};
 struct IncarnationLimitReached {
     int limit = 0;
 };
@@ -52,6 +51,12 @@ struct UnexplainedFailure {
 // A job resumed under a changed callback configuration failed at its start; `error` is what it
 // raised (the callbacks checker judges whether the refusal was due, and whether it says why).
 struct ResumeRefused {
+    const std::string& error;
+};
+
+// on_train_begin raised TrainingArgumentsRefused; `error` is its message (the refusal checker
+// judges whether it was due and names the setting).
+struct TrainingRefused {
     const std::string& error;
 };
 
@@ -95,6 +100,29 @@ struct EpochEnded {
 struct EvaluationStarted {
     int rank = 0;
 };
+// Rank 0's model scored the checkpoint evaluation at `step`: the score the simulator hands the
+// trigger callback's on_evaluate. The ledger decides from it, never from what the policy reports.
+// `round` counts the incarnation's checkpoint evaluations from 0, on every rank alike.
+struct EvaluationScored {
+    std::uint64_t round = 0;
+    std::int64_t step = 0;
+    double score = 0.0;
+};
+// The trigger callback's on_evaluate returned on `rank` at `step`: the control flags it found and
+// the ones it handed back to the trainer (before any other callback's on_evaluate touched them).
+// A rank may return from round N after rank 0 scored round N+1 (ranks leave a collective one at a
+// time), so the round, not the step, names the decision.
+struct EvaluationReturned {
+    int rank = 0;
+    std::uint64_t round = 0;
+    std::int64_t step = 0;
+    bool saves_before = false;
+    bool saves = false;
+    bool stops_before = false;
+    bool stops = false;
+};
+// The policy's own report of its decision, for the trace and the fault plan's aim; no verdict
+// reads it.
 struct DecisionMade {
     std::int64_t step = 0;
     double score = 0.0;
@@ -141,7 +169,10 @@ struct RotationStarted {};
 struct SaveCallbackStarted {
     int rank = 0;
 };
-struct SaveCallbackReturned {};
+// Rank 0's on_save returned at `step`.
+struct SaveCallbackReturned {
+    std::int64_t step = 0;
+};
 struct Committed {
     std::int64_t step = 0;
 };
@@ -183,14 +214,13 @@ struct IoErrorInjected {
     std::string_view path;
 };
 
-using Event =
-    std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
-                 IncarnationLimitReached, UnexplainedFailure, ResumeRefused, CallbacksRestored, TrainBegan,
-                 BaselineEstablished, RecoveryFinished, RankStateShared, StepStarted, StepFinished,
-                 EpochEnded, EvaluationStarted, DecisionMade, StopInForce, SidecarPersisted,
-                 CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
-                 SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
-                 RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected,
-                 EarlyStoppingRequested, MetricsEvaluated, BestModelLoading>;
+using Event = std::variant<
+    IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished, IncarnationLimitReached,
+    UnexplainedFailure, ResumeRefused, CallbacksRestored, TrainBegan, BaselineEstablished, RecoveryFinished,
+    RankStateShared, StepStarted, StepFinished, EpochEnded, EvaluationStarted, DecisionMade, StopInForce,
+    SidecarPersisted, CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
+    SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected, RankDeathInjected,
+    SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested,
+    MetricsEvaluated, BestModelLoading, EvaluationScored, EvaluationReturned, TrainingRefused>;
 
 }  // namespace ckpt::sim

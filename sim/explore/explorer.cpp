@@ -24,6 +24,7 @@ void add_stats(RunStats& into, const RunStats& from) {
     into.hangs += from.hangs;
     into.watchdog_restarts += from.watchdog_restarts;
     into.stopped_by_policy += from.stopped_by_policy;
+    into.refusals_fixed += from.refusals_fixed;
     into.virtual_ms += from.virtual_ms;
     into.save_window_dangling += from.save_window_dangling;
     for (std::size_t i = 0; i < kCrashPointCount; ++i) {

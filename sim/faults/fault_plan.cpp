@@ -89,25 +89,22 @@ void FaultPlan::reach_moment(FaultAim aim) noexcept {
 }
 
 void FaultPlan::on(const DecisionMade& e) noexcept {
-    if (!has_aimed_) {
-        return;
-    }
-    lower_in_flight_ = !e.decision.should_save && !e.decision.should_stop && e.score < e.decision.best_score;
-    if (e.decision.should_stop) {
+    if (has_aimed_ && e.decision.should_stop) {
         reach_moment(FaultAim::after_stop_decision);
     }
 }
 
-void FaultPlan::on(const SidecarPersisted& e) noexcept {
-    if (!has_aimed_) {
+// The flags on_evaluate handed back say what was decided: a stop it turned on, or neither a save
+// nor a stop (a lower score or a tie, which the round persisted before returning).
+void FaultPlan::on(const EvaluationReturned& e) noexcept {
+    if (!has_aimed_ || e.rank != 0) {
         return;
     }
-    if (e.state.stop_requested) {
+    if (e.stops && !e.stops_before) {
         reach_moment(FaultAim::after_stop_persisted);
-    } else if (lower_in_flight_) {
+    } else if (!e.saves && !e.stops) {
         reach_moment(FaultAim::after_sidecar_lower);
     }
-    lower_in_flight_ = false;
 }
 
 // Ranks leave a collective one at a time, in the chooser's order, and each reports its state

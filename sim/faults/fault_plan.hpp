@@ -46,9 +46,11 @@ class FaultPlan {
     }
     void on(const CrashPointPassed& e);
     void on(const StepFinished& e);
-    // The moments aimed crashes wait for (FaultAim): rank 0's decisions and sidecar writes.
+    // The moments aimed crashes wait for (FaultAim): rank 0's decision as the policy reports it
+    // (the only moment between the decision and its persist), and the return of rank 0's
+    // on_evaluate, after which a decision without a save must be durable.
     void on(const DecisionMade& e) noexcept;
-    void on(const SidecarPersisted& e) noexcept;
+    void on(const EvaluationReturned& e) noexcept;
     // The collectives' leaving order, for a death aimed part-way through a broadcast.
     void on(const RankStateShared& e) noexcept;
     void on(const auto&) noexcept {}
@@ -97,7 +99,6 @@ class FaultPlan {
     bool io_error_fired_ = false;
     bool callback_rename_pending_ = false;  // a sidecar or link rename awaits its directory fsync
     bool has_aimed_ = false;
-    bool lower_in_flight_ = false;  // the last decision was a lower score the sidecar will hold
     std::array<std::uint32_t, kFaultAimNames.size()> moments_{};
     std::optional<std::size_t> aimed_due_;  // fires at rank 0's next crash point
     // The collective ranks are leaving now: its sequence, the ranks that left (reported their

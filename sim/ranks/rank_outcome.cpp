@@ -93,6 +93,11 @@ RunResult RankScheduler::Impl::collect() const {
     }
     if (any_hung) {
         result.hang = diagnose_hang();
+        for (int r = 0; r < config.world_size; ++r) {
+            if ((rv.arrived & rank_bit(r)) == 0 && slot_of(r).state == RankState::dead) {
+                result.hang_awaits_dead_rank = true;
+            }
+        }
     }
     return result;
 }

@@ -69,6 +69,9 @@ const char* to_string(RankOutcome::Kind kind) noexcept;
 struct RunResult {
     std::vector<RankOutcome> ranks;  // indexed by rank
     std::string hang;                // empty unless ranks hung: why no collective can complete
+    // The hung collective waits on a rank that is dead (it never arrived and never will); when it
+    // waits only on ranks that finished or failed, no death explains the hang.
+    bool hang_awaits_dead_rank = false;
 
     bool hung() const noexcept { return !hang.empty(); }
     bool all_finished() const noexcept;

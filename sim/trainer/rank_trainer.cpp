@@ -175,8 +175,13 @@ void RankTrainer::maybe_log_save_evaluate() {
 void RankTrainer::checkpoint_evaluation() {
     emit(EvaluationStarted{rank_});  // on rank 0 it also counts the evaluation and its time
     const double score = job_.scores.score(global_step_, job_.incarnation);
-    // The simulated trainer's hooks inside the policy's round: the events, the early-stopping
-    // callbacks and the crash point, each at its moment.
+    const auto round = checkpoint_evaluations_++;
+    if (is_rank_zero()) {
+        emit(EvaluationScored{round, global_step_, score});
+    }
+    // The policy's round reports its moments to these hooks, for the trace, the fault plan's aim
+    // and the crash point inside the round. No check reads them, and the trainer's own work (the
+    // other callbacks' on_evaluate below) does not happen in them.
     class TrainerHooks final : public EvaluationRoundObserver {
       public:
         TrainerHooks(RankTrainer& trainer, double score) : trainer_(trainer), score_(score) {}
@@ -187,19 +192,9 @@ void RankTrainer::checkpoint_evaluation() {
         void on_decision(const CheckpointEvaluationState& prior, const CheckpointEvaluationDecision& decision,
                          const CheckpointEvaluationState& after) override {
             trainer_.emit(DecisionMade{trainer_.global_step_, score_, prior, decision, after});
-            trainer_.last_decision_score_ = score_;
         }
         void on_rank_state(const CheckpointEvaluationState& state) override {
             trainer_.emit(RankStateShared{trainer_.rank_, trainer_.agreement_sequence_++, state});
-        }
-        void before_apply(TrainerControl& control) override {
-            const bool stopping = control.should_training_stop;
-            for (auto* callback : trainer_.early_stopping_) {
-                callback->on_evaluate(score_, /*greater_is_better=*/true, control);
-            }
-            if (!stopping && control.should_training_stop) {
-                trainer_.emit(EarlyStoppingRequested{trainer_.rank_});
-            }
         }
         void on_stop_in_force() override { trainer_.emit(StopInForce{trainer_.rank_}); }
         void after_recorded(const CheckpointEvaluationDecision& /*decision*/) override {
@@ -214,7 +209,23 @@ void RankTrainer::checkpoint_evaluation() {
         double score_;
     };
     TrainerHooks hooks(*this, score);
+    const TrainerControl before = control_;
+    collective_.set_waiting_point("on_evaluate");
     run_checkpoint_evaluation_round(collective_, *trigger_, control_, score, global_step_, hooks);
+    last_decision_score_ = score;
+    emit(EvaluationReturned{rank_, round, global_step_, before.should_save, control_.should_save,
+                            before.should_training_stop, control_.should_training_stop});
+    // CallbackHandler.on_evaluate runs the other callbacks with the control they were handed: an
+    // early-stopping callback only ever sets the stop, so running it on the control the trigger
+    // callback found and merging its stop is the handler's order without a hook.
+    TrainerControl early_stopping = before;
+    for (auto* callback : early_stopping_) {
+        callback->on_evaluate(score, /*greater_is_better=*/true, early_stopping);
+    }
+    if (!before.should_training_stop && early_stopping.should_training_stop) {
+        control_.should_training_stop = true;
+        emit(EarlyStoppingRequested{rank_});
+    }
     // _determine_best_metric runs after evaluate() returned (on_evaluate included).
     evaluation_found_new_best_ = best_.determine_best_metric(job_.scenario.trainer, score, global_step_);
     if (is_rank_zero()) {
@@ -359,7 +370,7 @@ void RankTrainer::on_save() {
     emit(SaveCallbackStarted{rank_});
     trigger_->on_save(view(), control_);
     if (is_rank_zero()) {
-        emit(SaveCallbackReturned{});
+        emit(SaveCallbackReturned{global_step_});
         if (commits && last_trainer_state_) {
             // The callback may have made an unfsynced checkpoint durable before linking it:
             // the ledger reads the disk again to learn whether it did.

@@ -48,8 +48,6 @@ class RankTrainer {
     // The fiber body: restore, on_train_begin, train until max_steps or a stop.
     void run();
 
-    const CheckpointEvaluationState& policy_state() const noexcept { return trigger_->policy().state(); }
-
   private:
     void build_callbacks();
     void find_callbacks();
@@ -88,6 +86,7 @@ class RankTrainer {
     nlohmann::json stored_callbacks_;
     std::int64_t global_step_ = 0;
     std::uint64_t agreement_sequence_ = 0;
+    std::uint64_t checkpoint_evaluations_ = 0;  // rounds this rank entered in this incarnation
     double last_decision_score_ = 0.0;
     // TrainerState's best, Transformers' own (not the policy's).
     TrainerBest best_;

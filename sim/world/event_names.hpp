@@ -11,7 +11,7 @@
 
 namespace ckpt::sim {
 
-inline constexpr std::array<std::string_view, 37> kEventNames = {"IncarnationBegan",
+inline constexpr std::array<std::string_view, 40> kEventNames = {"IncarnationBegan",
                                                                  "IncarnationEnded",
                                                                  "ResumeSourceChosen",
                                                                  "RanksEnded",
@@ -47,7 +47,10 @@ inline constexpr std::array<std::string_view, 37> kEventNames = {"IncarnationBeg
                                                                  "IoErrorInjected",
                                                                  "EarlyStoppingRequested",
                                                                  "MetricsEvaluated",
-                                                                 "BestModelLoading"};
+                                                                 "BestModelLoading",
+                                                                 "EvaluationScored",
+                                                                 "EvaluationReturned",
+                                                                 "TrainingRefused"};
 static_assert(kEventNames.size() == std::variant_size_v<Event>, "one name per Event alternative");
 
 inline std::string_view event_name(const Event& event) noexcept {

@@ -22,6 +22,7 @@ struct RunStats {
     std::uint64_t hangs = 0;              // hangs detected (with or without a watchdog)
     std::uint64_t watchdog_restarts = 0;  // of those, ended by the watchdog and restarted
     std::uint64_t stopped_by_policy = 0;  // 1 when the job finished because patience ran out
+    std::uint64_t refusals_fixed = 0;     // 1 when a refusal was fixed and the job launched again
     std::int64_t virtual_ms = 0;          // simulated wall time
     std::array<std::uint64_t, kCrashPointCount> crash_point_passes{};  // rank 0 passages
     std::array<std::uint64_t, kCrashPointCount> crash_point_hits{};    // crashes injected there

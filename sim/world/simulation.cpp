@@ -14,6 +14,7 @@
 #include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
 #include "sim/world/event_names.hpp"
+#include "sim/world/refusal_fix.hpp"
 #include "sim/world/world.hpp"
 
 namespace ckpt::sim {
@@ -48,7 +49,8 @@ RankFailureKind first_failure_kind(const RunResult& result) {
 // Runs the incarnations and is the one EventSink: see `emit` for the order of the fan-out.
 class Simulation final : public EventSink {
   public:
-    Simulation(const Scenario& scenario, const RunOptions& options) : world_(scenario, options) {
+    Simulation(const Scenario& scenario, const RunOptions& options)
+        : original_(scenario), effective_(scenario), world_(effective_, options) {
         world_.fs.set_observer([this](const FsOperation& operation) { observe_disk(operation); });
         world_.fs.set_fault_injector(
             [this](const FsOperation& operation) { return inject_io_fault(operation); });
@@ -90,7 +92,7 @@ class Simulation final : public EventSink {
 
     ScenarioResult run() {
         world_.trace.record(0, 0, -1, "scenario", world_.scenario.to_json());
-        const int limit = static_cast<int>(world_.scenario.faults.size()) + 3;
+        const int limit = static_cast<int>(world_.scenario.faults.size()) + 3 + kMaxRefusalFixes;
         bool ended = false;
         for (int incarnation = 0; incarnation < limit && !ended; ++incarnation) {
             ended = run_incarnation(incarnation);
@@ -102,7 +104,7 @@ class Simulation final : public EventSink {
         }
         world_.trace_sink.record(-1, "end", {{"outcome", to_string(outcome_)}, {"detail", outcome_detail_}});
         ScenarioResult result;
-        result.scenario = world_.scenario;
+        result.scenario = original_;  // the fixes a refusal named are applied again on replay
         result.outcome = outcome_;
         result.outcome_detail = outcome_detail_;
         result.violations = world_.oracles.violations().all();
@@ -292,17 +294,13 @@ class Simulation final : public EventSink {
         scheduler_ = &scheduler;
         emit(IncarnationBegan{incarnation, scenario.job.ranks, resume_step});
 
-        std::optional<CheckpointEvaluationState> final_state;
         bool ended = false;
         try {
             const auto result = scheduler.run([&](int rank) {
                 RankTrainer trainer(job, rank);
                 trainer.run();
-                if (rank == 0) {
-                    final_state = trainer.policy_state();
-                }
             });
-            ended = after_run(result, final_state);
+            ended = after_run(result);
         } catch (const SimulatedCrash& crash) {
             apply_crash(crash);
         } catch (const WatchdogTimeout& timeout) {
@@ -316,12 +314,11 @@ class Simulation final : public EventSink {
         return ended;
     }
 
-    bool after_run(const RunResult& result, const std::optional<CheckpointEvaluationState>& final_state) {
+    bool after_run(const RunResult& result) {
         if (result.all_finished()) {
-            if (final_state) {
-                emit(JobFinished{*final_state});
-            }
-            const bool policy_stop = final_state && final_state->stop_requested;
+            emit(JobFinished{});
+            // The ledger's stop, not the policy's: the outcome names what the rules decided.
+            const bool policy_stop = world_.ledger.current_state.stop_requested;
             world_.stats.stopped_by_policy += policy_stop ? 1 : 0;
             end(Outcome::finished, policy_stop ? "stopped by the policy: patience ran out"
                                                : "trained to the end: max_steps, or another callback's stop");
@@ -347,7 +344,19 @@ class Simulation final : public EventSink {
         const auto error = first_failure(result);
         world_.trace_sink.record(-1, "job_failed", {{"error", error}});
         if (first_failure_kind(result) == RankFailureKind::training_args_refused) {
-            end(Outcome::refused, error);  // before any state: every incarnation would refuse alike
+            emit(TrainingRefused{error});
+            // The user applies the fix the message names and launches again, with the same faults
+            // still planned; a message that names no fix ends the job refused.
+            const auto fix = refusal_fixes_ < kMaxRefusalFixes ? apply_fix_named_in(error, effective_.trainer)
+                                                               : std::string_view();
+            if (!fix.empty()) {
+                ++refusal_fixes_;
+                world_.stats.refusals_fixed = 1;
+                world_.trace_sink.record(-1, "restart_with_fix", {{"fix", fix}});
+                world_.fs.process_kill();
+                return false;
+            }
+            end(Outcome::refused, error);
             return true;
         }
         if (first_failure_kind(result) == RankFailureKind::best_model_load) {
@@ -378,7 +387,13 @@ class Simulation final : public EventSink {
         return true;
     }
 
+    // The four refusal rules' fixes, each applied at most once.
+    static constexpr int kMaxRefusalFixes = 4;
+
+    const Scenario& original_;
+    Scenario effective_;  // the original with the fixes refusals named; what the world runs
     World world_;
+    int refusal_fixes_ = 0;
     bool resumed_with_change_ = false;  // the running incarnation resumed under a resume change
     Outcome outcome_ = Outcome::finished;
     std::string outcome_detail_;

@@ -46,7 +46,8 @@ class LedgerRetirement : public ::testing::Test {
 
     SimFileSystem fs_;
     Ledger ledger_;
-    LedgerWriter writer_{fs_, ledger_};
+    PolicySettings settings_;
+    LedgerWriter writer_{settings_, fs_, ledger_};
     CheckpointEvaluationState state_;
     nlohmann::json callbacks_ = nlohmann::json::object();
 };

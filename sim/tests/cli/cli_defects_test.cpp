@@ -129,7 +129,7 @@ TEST_F(CliDefects, JunitHasOneTestCasePerPropertyAndAFailurePerViolation) {
         const std::regex re(pattern);
         return std::distance(std::sregex_iterator(xml.begin(), xml.end(), re), std::sregex_iterator());
     };
-    EXPECT_EQ(count("<testcase "), 13);
+    EXPECT_EQ(count("<testcase "), 14);
     EXPECT_GT(count("<failure "), 0);
     EXPECT_THAT(xml, HasSubstr("ckptsim replay "));
     EXPECT_THAT(xml, HasSubstr("name=\"P11 rules\""));

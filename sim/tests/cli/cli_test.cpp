@@ -62,8 +62,8 @@ class CliCommands : public CkptsimProcessTest {
     }
 };
 
-const std::vector<std::string> kPropertyIds{"P1", "P2", "P3",  "P4",  "P5",  "P6", "P7",
-                                            "P8", "P9", "P10", "P11", "P12", "P13"};
+const std::vector<std::string> kPropertyIds{"P1", "P2", "P3",  "P4",  "P5",  "P6",  "P7",
+                                            "P8", "P9", "P10", "P11", "P12", "P13", "P14"};
 
 TEST_F(CliCommands, RunPrintsAVerdictForEveryProperty) {
     const auto run = ckptsim({"run", "--seed", "1", "--out", path("failures")});

@@ -175,10 +175,10 @@ TEST_F(ShrinkCommand, AScenarioThatDoesNotFailExitsOneAndWritesNothing) {
 
     // A counterexample asked to keep a property it does not violate.
     const auto input = mutant_counterexample("tie_replaces_best");
-    ASSERT_TRUE(sim::run_scenario_file(sim::ScenarioFile::load(input)).held(sim::Property::P5));
-    const auto other = ckptsim({"shrink", input, "--property", "P5", "--out", path("out.json")});
+    ASSERT_TRUE(sim::run_scenario_file(sim::ScenarioFile::load(input)).held(sim::Property::P14));
+    const auto other = ckptsim({"shrink", input, "--property", "P14", "--out", path("out.json")});
     EXPECT_EQ(other.exit_code, 1);
-    EXPECT_THAT(other.err, HasSubstr("does not violate P5 (commit) under mutant tie_replaces_best"));
+    EXPECT_THAT(other.err, HasSubstr("does not violate P14 (refusal) under mutant tie_replaces_best"));
 }
 
 TEST_F(ShrinkCommand, BadInputExitsTwoNamingIt) {

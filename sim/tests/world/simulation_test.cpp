@@ -259,7 +259,8 @@ TEST(Simulation, CorruptSidecarEndsAsAnExplainedFailure) {
 }
 
 // Several EarlyStoppingCallbacks restored by a Trainer whose refresh appends: the callback refuses
-// at on_train_begin on every rank, before any step, and the scenario ends as refused, not violated.
+// at on_train_begin on every rank, before any step; the job is launched again with the fix the
+// message names and trains to the end, every property held (P14 judged the refusal due).
 TEST(Simulation, RestoringAppendedDuplicateStatesIsRefusedBeforeAnyStep) {
     auto s = constant_score(2, {});
     s.callbacks.early_stopping_callbacks = 2;
@@ -267,11 +268,17 @@ TEST(Simulation, RestoringAppendedDuplicateStatesIsRefusedBeforeAnyStep) {
     s.trainer.stateful_callbacks_refresh = StatefulCallbacksRefresh::append;
     const auto result = run(s);
     EXPECT_TRUE(result.ok()) << describe(result);
-    EXPECT_EQ(result.outcome, Outcome::refused) << describe(result);
-    EXPECT_THAT(result.outcome_detail, ::testing::HasSubstr("restore_callback_states_from_checkpoint=False"));
-    EXPECT_EQ(result.stats.steps, 0U);
+    EXPECT_EQ(result.outcome, Outcome::finished) << describe(result);
+    const auto fixes = events(result, "restart_with_fix");
+    ASSERT_EQ(fixes.size(), 1U) << describe(result);
+    EXPECT_EQ(fixes[0].at("fix"), "restore_callback_states_from_checkpoint=false");
+    EXPECT_EQ(result.stats.refusals_fixed, 1U);
+    EXPECT_EQ(result.stats.incarnations, 2U);
+    EXPECT_EQ(in_incarnation(events(result, "evaluation"), 0).size(), 0U);
     s.trainer.stateful_callbacks_refresh = StatefulCallbacksRefresh::replace;
-    EXPECT_EQ(run(s).outcome, Outcome::finished);
+    const auto replacing = run(s);
+    EXPECT_EQ(replacing.outcome, Outcome::finished);
+    EXPECT_EQ(replacing.stats.refusals_fixed, 0U);
 }
 
 // Transformers' own best (issue 11 row 7): with metric_for_best_model the trainer tracks it in
@@ -290,20 +297,24 @@ TEST(Simulation, TrainerTracksItsOwnBestModelCheckpoint) {
 }
 
 // save_total_limit=1 beside a Trainer-tracked best, and save_strategy="best", are refused at
-// on_train_begin before any step: the scenario ends as refused, naming the setting.
+// on_train_begin before any step, naming the setting; the relaunch applies the fix each names.
 TEST(Simulation, TrainerBestConfigurationsNoCallbackSurvivesAreRefused) {
     auto s = base_scenario({0.5});
     s.trainer.metric_for_best_model = "score";
     s.trainer.save_total_limit = 1;
     auto result = run(s);
-    EXPECT_EQ(result.outcome, Outcome::refused) << describe(result);
-    EXPECT_THAT(result.outcome_detail, ::testing::HasSubstr("save_total_limit=1"));
-    EXPECT_EQ(result.stats.steps, 0U);
+    EXPECT_TRUE(result.ok()) << describe(result);
+    EXPECT_EQ(result.outcome, Outcome::finished) << describe(result);
+    auto fixes = events(result, "restart_with_fix");
+    ASSERT_EQ(fixes.size(), 1U) << describe(result);
+    EXPECT_EQ(fixes[0].at("fix"), "save_total_limit=2");
     s.trainer.metric_for_best_model.clear();
     s.trainer.save_strategy = SaveStrategy::best;
     result = run(s);
-    EXPECT_EQ(result.outcome, Outcome::refused) << describe(result);
-    EXPECT_THAT(result.outcome_detail, ::testing::HasSubstr("save_strategy=\"best\""));
+    EXPECT_TRUE(result.ok()) << describe(result);
+    fixes = events(result, "restart_with_fix");
+    ASSERT_EQ(fixes.size(), 1U) << describe(result);
+    EXPECT_EQ(fixes[0].at("fix"), "save_strategy=steps");
 }
 
 // Transformers' get_last_checkpoint takes the newest checkpoint-N without checking it, so a

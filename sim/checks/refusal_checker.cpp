@@ -1,0 +1,90 @@
+// The refusal rules of refusal_checker.hpp, restated from TrainingArguments' meaning: which
+// settings let Transformers keep or save another checkpoint than the callback's.
+#include "sim/checks/refusal_checker.hpp"
+
+#include <string>
+
+#include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/checks/disk_truth.hpp"
+#include "sim/events/job_constants.hpp"
+
+namespace ckpt::sim {
+namespace {
+
+// The callback's own metric: what Transformers may track without a best of its own.
+constexpr std::string_view kCallbackMetric = "score";
+
+// Transformers' stored stateful_callbacks, as the resume's checkpoint holds them: a list under a
+// class name is several callbacks of that class. A fresh start stores the live callbacks, keyed by
+// class name whatever their own state keys: several early-stopping callbacks are one list.
+bool stored_several_of_one_class(const SimFileSystem& fs, const Scenario& scenario,
+                                 std::optional<std::int64_t> resume_step) {
+    if (!resume_step) {
+        return scenario.callbacks.early_stopping_callbacks >= 2;
+    }
+    const auto bytes =
+        fs.content_in(FsView::visible, join_path(checkpoint_path(*resume_step), kTrainerStateName));
+    const auto document = bytes ? nlohmann::json::parse(*bytes, nullptr, false) : nlohmann::json();
+    const auto stored = document.is_object() ? document.find("stateful_callbacks") : document.end();
+    if (!document.is_object() || stored == document.end() || !stored->is_object()) {
+        return false;
+    }
+    for (const auto& [name, entry] : stored->items()) {
+        if (entry.is_array()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_class) {
+    if (trainer.save_strategy == SaveStrategy::best) {
+        return "save_strategy";
+    }
+    const bool tracks_best = !trainer.tracked_metric().empty();
+    const bool callbacks_best =
+        trainer.tracked_metric() == kCallbackMetric && trainer.tracked_greater_is_better();
+    if (tracks_best && !callbacks_best && trainer.save_total_limit >= 1) {
+        return "metric_for_best_model";
+    }
+    if (tracks_best && trainer.save_total_limit == 1) {
+        return "save_total_limit";
+    }
+    if (trainer.restore_callback_states_from_checkpoint &&
+        trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append && several_of_one_class) {
+        return "restore_callback_states_from_checkpoint";
+    }
+    return "";
+}
+
+void RefusalChecker::on(const IncarnationBegan& e) {
+    due_ = due_refusal(context_.scenario.trainer,
+                       stored_several_of_one_class(context_.fs, context_.scenario, e.resume_step));
+}
+
+void RefusalChecker::on(const TrainingRefused& e) {
+    if (due_.empty()) {
+        context_.violate(Property::P14,
+                         "on_train_begin refused training arguments no rule refuses: " + e.error);
+    } else if (e.error.find(due_) == std::string::npos) {
+        context_.violate(Property::P14, "on_train_begin refused without naming " + std::string(due_) +
+                                            ", the setting that makes the refusal due: " + e.error);
+    }
+    due_ = "";
+}
+
+void RefusalChecker::on(const TrainBegan&) {
+    if (!due_.empty()) {
+        context_.violate(Property::P14,
+                         "on_train_begin accepted training arguments the rules refuse: " + std::string(due_) +
+                             " (" +
+                             std::string(kSaveStrategyNames.name(context_.scenario.trainer.save_strategy)) +
+                             " saves, save_total_limit " +
+                             std::to_string(context_.scenario.trainer.save_total_limit) + ")");
+        due_ = "";
+    }
+}
+
+}  // namespace ckpt::sim
