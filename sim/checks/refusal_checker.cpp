@@ -60,8 +60,13 @@ std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_
 }
 
 void RefusalChecker::on(const IncarnationBegan& e) {
-    due_ = due_refusal(context_.scenario.trainer,
-                       stored_several_of_one_class(context_.fs, context_.scenario, e.resume_step));
+    const auto& trainer = context_.scenario.trainer;
+    // The stored states are read (a parse of the resume's trainer_state.json) only when the rule
+    // that needs them could be due.
+    const bool appended_restore = trainer.restore_callback_states_from_checkpoint &&
+                                  trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
+    due_ = due_refusal(trainer, appended_restore &&
+                                    stored_several_of_one_class(context_.fs, context_.scenario, e.resume_step));
 }
 
 void RefusalChecker::on(const TrainingRefused& e) {

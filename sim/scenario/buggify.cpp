@@ -23,13 +23,14 @@ PlannedFault aimed_crash(Rng& rng, FaultAim aim) {
 }
 
 // Rank 0, running, kills another rank; that one is inside a collective (waiting, or released and
-// not yet resumed), since a rank only yields there.
+// not yet resumed), since a rank only yields there. From a step in the first half of the run, as
+// the mid-broadcast death: a step the run never reaches (a policy stop comes first) kills nobody.
 PlannedFault blocked_rank_death(Rng& rng, const Scenario& s) {
     PlannedFault fault;
     fault.action = FaultAction::rank_death;
     fault.aim = FaultAim::blocked_in_collective;
     fault.rank = rng.uniform(1, s.job.ranks - 1);
-    fault.at_step = rng.uniform<std::int64_t>(1, s.trainer.max_steps);
+    fault.at_step = rng.uniform<std::int64_t>(1, std::max<std::int64_t>(1, s.trainer.max_steps / 2));
     return fault;
 }
 

@@ -1,5 +1,6 @@
-// Marks the rare paths (rare_path.hpp) one scenario reached, from the events alone: the ground
-// truth is what the run did, so a switch that is on but whose moment never came counts nothing.
+// Marks the rare paths (rare_path.hpp) one scenario reached, from what the run did: the events the
+// simulator owns (scores fed, flags handed back, faults executed) and the ledger's own decisions,
+// never the policy's reports, so a switch that is on but whose moment never came counts nothing.
 // Inline and allocation-free: every decision and crash point of rank 0 passes here.
 #pragma once
 
@@ -8,6 +9,7 @@
 #include <optional>
 
 #include "policy/core/tie_policy.hpp"
+#include "sim/checks/ledger.hpp"
 #include "sim/events/event.hpp"
 #include "sim/world/rare_path.hpp"
 
@@ -15,54 +17,70 @@ namespace ckpt::sim {
 
 class RarePathTracker {
   public:
-    RarePathTracker(std::array<std::uint64_t, kRarePathCount>& reached, const Scenario& scenario)
-        : reached_(reached), scenario_(scenario) {}
+    RarePathTracker(std::array<std::uint64_t, kRarePathCount>& reached, const Scenario& scenario,
+                    const Ledger& ledger)
+        : reached_(reached), scenario_(scenario), ledger_(ledger) {}
 
     void on(const IncarnationBegan& e) noexcept {
         if (e.resume_step && sidecar_lower_step_ && *e.resume_step < *sidecar_lower_step_) {
             mark(RarePath::sidecar_lower_then_older_resume);
         }
         // The first resume from a checkpoint resumes one written under the original
-        // configuration, so the edit is a real change there.
-        if (e.resume_step && scenario_.callbacks.resume_change.any()) {
-            mark(RarePath::config_changed_on_resume);
-        }
-        last_decision_step_.reset();
+        // configuration, so the edit is a real change there; it counts once training goes on.
+        changed_resume_ = e.resume_step && scenario_.callbacks.resume_change.any();
+        last_scored_step_.reset();
         since_stop_decision_.reset();
         since_stop_persisted_.reset();
     }
+    // on_train_begin returned: the resume was not refused.
     void on(const TrainBegan& e) noexcept {
-        if (e.resumed && e.restored.stop_requested) {
+        if (e.resumed && ledger_.expected_state.stop_requested) {
             mark(RarePath::durable_stop_restored);
         }
+        if (changed_resume_) {
+            mark(RarePath::config_changed_on_resume);
+        }
     }
-    void on(const DecisionMade& e) noexcept {
+    // The ledger writer has just decided this evaluation (its prior is the ledger's, too).
+    void on(const EvaluationScored& e) noexcept {
+        if (!ledger_.last_decision) {
+            return;
+        }
+        const auto& decision = *ledger_.last_decision;
+        const auto& prior = decision.prior;
         const auto start = scenario_.callbacks.policy.patience_start_step;
-        if (start > 0 && e.step == start) {
+        // The boundary tests the warm-up only when the score does not improve.
+        if (start > 0 && e.step == start && !decision.should_save) {
             mark(RarePath::warmup_boundary_evaluation);
         }
-        if (e.prior.best_score && e.score == *e.prior.best_score && e.prior.lower_score_streak > 0) {
+        if (prior.best_score && e.score == *prior.best_score && prior.lower_score_streak > 0) {
             mark(tie_path(scenario_.callbacks.policy.tie_policy));
         }
-        if (last_decision_step_ == e.step) {
+        if (last_scored_step_ == e.step) {
             mark(RarePath::same_step_evaluated_twice);
         }
-        last_decision_step_ = e.step;
-        lower_step_ = !e.decision.should_save && e.score < e.decision.best_score
+        last_scored_step_ = e.step;
+        lower_step_ = !decision.should_save && !decision.should_stop && prior.best_score && e.score < *prior.best_score
                           ? std::optional<std::int64_t>(e.step)
                           : std::nullopt;
-        if (e.decision.should_stop) {
+        stop_in_flight_ = decision.should_stop;
+        if (decision.should_stop) {
             since_stop_decision_ = 0;
         }
     }
-    void on(const SidecarPersisted& e) noexcept {
-        if (e.state.stop_requested) {
+    // Rank 0's on_evaluate returned: what the round persisted is on the disk.
+    void on(const EvaluationReturned& e) noexcept {
+        if (e.rank != 0) {
+            return;
+        }
+        if (stop_in_flight_) {
             since_stop_persisted_ = 0;
         }
         if (lower_step_) {
             sidecar_lower_step_ = lower_step_;
         }
         lower_step_.reset();
+        stop_in_flight_ = false;
     }
     void on(const Committed& e) noexcept {
         if (sidecar_lower_step_ && e.step >= *sidecar_lower_step_) {
@@ -82,8 +100,10 @@ class RarePathTracker {
             mark_if_recent(since_stop_persisted_, RarePath::crash_after_stop_persisted);
         }
     }
+    // Two paths apart: blocked in a collective it never left, or released by it with the payload in
+    // hand and killed before it returned (a mid-broadcast death is also in a collective).
     void on(const RankDeathInjected& e) noexcept {
-        if (e.in_collective) {
+        if (e.in_collective && !e.mid_broadcast) {
             mark(RarePath::rank_killed_in_collective);
         }
         if (e.mid_broadcast) {
@@ -125,7 +145,10 @@ class RarePathTracker {
 
     std::array<std::uint64_t, kRarePathCount>& reached_;
     const Scenario& scenario_;
-    std::optional<std::int64_t> last_decision_step_;
+    const Ledger& ledger_;
+    bool changed_resume_ = false;
+    bool stop_in_flight_ = false;
+    std::optional<std::int64_t> last_scored_step_;
     std::optional<std::int64_t> lower_step_;          // the last decision, when a sidecar-only lower score
     std::optional<std::int64_t> sidecar_lower_step_;  // that score, once it reached the sidecar
     std::optional<std::uint32_t> since_stop_decision_;

@@ -12,8 +12,8 @@ namespace ckpt::sim {
 
 class StatsSink {
   public:
-    StatsSink(RunStats& stats, const Scenario& scenario)
-        : stats_(stats), rare_paths_(stats.rare_paths, scenario) {}
+    StatsSink(RunStats& stats, const Scenario& scenario, const Ledger& ledger)
+        : stats_(stats), rare_paths_(stats.rare_paths, scenario, ledger) {}
 
     // Every event also goes to the rare-path tracker first.
     template <typename E>

@@ -35,7 +35,7 @@ struct World {
           callback_io(kOutputDir),
           callback_points(callback_io),
           faults(scenario, Rng(s.seed).derive("faults"), callback_io),
-          stats_sink(stats, scenario),
+          stats_sink(stats, scenario, ledger),
           trace_sink(trace, clock, incarnation),
           power(Rng(s.seed).derive("power")) {
         fs.mkdir("/run");
