@@ -65,8 +65,8 @@ void RefusalChecker::on(const IncarnationBegan& e) {
     // that needs them could be due.
     const bool appended_restore = trainer.restore_callback_states_from_checkpoint &&
                                   trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
-    due_ = due_refusal(trainer, appended_restore &&
-                                    stored_several_of_one_class(context_.fs, context_.scenario, e.resume_step));
+    due_ = due_refusal(trainer, appended_restore && stored_several_of_one_class(
+                                                        context_.fs, context_.scenario, e.resume_step));
 }
 
 void RefusalChecker::on(const TrainingRefused& e) {

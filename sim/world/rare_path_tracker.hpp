@@ -60,9 +60,10 @@ class RarePathTracker {
             mark(RarePath::same_step_evaluated_twice);
         }
         last_scored_step_ = e.step;
-        lower_step_ = !decision.should_save && !decision.should_stop && prior.best_score && e.score < *prior.best_score
-                          ? std::optional<std::int64_t>(e.step)
-                          : std::nullopt;
+        lower_step_ =
+            !decision.should_save && !decision.should_stop && prior.best_score && e.score < *prior.best_score
+                ? std::optional<std::int64_t>(e.step)
+                : std::nullopt;
         stop_in_flight_ = decision.should_stop;
         if (decision.should_stop) {
             since_stop_decision_ = 0;
