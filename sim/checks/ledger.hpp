@@ -26,9 +26,10 @@ namespace ckpt::sim {
 // Definitions used by the oracles (also in docs/properties.md):
 //  - A checkpoint is *complete* when its trainer_state.json parses and names global_step N.
 //  - A decision is *durably recorded* when a write that holds it has returned and the durable
-//    view of the disk (what a power loss would leave) holds it: the sidecar after persist() or
-//    on_save() returned, or a complete checkpoint's trainer_state.json after _save_checkpoint
-//    wrote and fsynced it. A record stays durable until an injected fault damages it, or the
+//    view of the disk (what a power loss would leave) holds it: the sidecar at the durability
+//    contract's deadline for the decision (durability_checker.hpp) when it holds the ledger's
+//    state, or a complete checkpoint's trainer_state.json after _save_checkpoint wrote and
+//    fsynced it. A record stays durable until an injected fault damages it, or the
 //    disk no longer holds the bytes that were written (rotation deleted it).
 // The history of decisions is a tree across incarnations: each decision was made from the
 // state of its parent (the decision the incarnation restored, or its own previous one), so a

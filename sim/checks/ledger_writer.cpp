@@ -1,5 +1,6 @@
-// The ledger's one writer: each handler records an observation of the disk or of a reported
-// event; none of them checks a property.
+// The ledger's one writer: each handler records an observation of the disk or of an event the
+// simulator owns, or decides an evaluation through reference_policy; none of them checks a
+// property.
 #include "sim/checks/ledger_writer.hpp"
 
 #include <algorithm>

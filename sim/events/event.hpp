@@ -1,4 +1,5 @@
-// What happened in one scenario, as the trainer, the disk hooks and the fault plan report it.
+// What happened in one scenario, as the trainer, the disk hooks and the fault plan report it. The
+// states some events carry are the policy's reports: the trace shows them, no verdict reads them.
 // Every event is a small struct of values and references to the reporter's own data, so an
 // event costs no allocation; sinks must not keep references past the call that delivers it.
 // Depends only on the scenario vocabulary, the disk, the rank outcomes and the policy types.
@@ -67,7 +68,8 @@ struct CallbacksRestored {
     const nlohmann::json& restored_states;
     const std::vector<std::string>& warnings;
 };
-// on_train_begin returned: the policy was restored and recovery ran.
+// on_train_begin returned: the policy was restored and recovery ran. `restored` is the policy's
+// own report, for the trace only; the checkers judge the restore the ledger expects.
 struct TrainBegan {
     const CheckpointEvaluationState& restored;
     bool resumed = false;
@@ -79,7 +81,8 @@ struct BaselineEstablished {
 };
 // Follows TrainBegan: recovery may have rewritten the sidecar.
 struct RecoveryFinished {};
-// A rank's policy state after collective number `sequence` of this incarnation.
+// A rank's policy state after collective number `sequence` of this incarnation, as the policy
+// reports it: for the trace and the fault plan's mid-broadcast aim; no verdict reads it.
 struct RankStateShared {
     int rank = 0;
     std::uint64_t sequence = 0;
@@ -141,7 +144,7 @@ struct BestModelLoading {
     std::int64_t step = 0;
     bool found = false;
 };
-// The rank applied a decision that stops.
+// The rank applied a decision that stops (the policy's report; trace only).
 struct StopInForce {
     int rank = 0;
 };
@@ -149,7 +152,8 @@ struct StopInForce {
 struct EarlyStoppingRequested {
     int rank = 0;
 };
-// persist() or a committing on_save() returned with the policy in `state`.
+// persist() or a committing on_save() returned with the policy in `state`, as the policy reports
+// it: for the trace only (the durability contract reads the disk itself).
 struct SidecarPersisted {
     const CheckpointEvaluationState& state;
 };
