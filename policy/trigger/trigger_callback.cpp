@@ -136,49 +136,6 @@ void TriggerCallback::record_checkpoint_evaluation_decision(const json& decision
 
 // ---- train begin: restore, then repair ----------------------------------------------------
 
-void TriggerCallback::refuse_unsafe_training_args(const TrainingArguments& args) const {
-    if (args.save_strategy == "best" && !mutants::is_active(Mutant::save_strategy_best_accepted)) {
-        throw TrainingArgumentsRefused(
-            "checkpoint evaluation cannot run with save_strategy=\"best\": Transformers then saves only on "
-            "its own new best metric, never on this callback's save events; use save_strategy=\"steps\" "
-            "or \"epoch\"");
-    }
-    const bool trainer_tracks_best = args.load_best_model_at_end || !args.metric_for_best_model.empty();
-    const bool same_best = args.metric_for_best_model == config_.score_metric && args.greater_is_better;
-    if (trainer_tracks_best && !same_best && args.save_total_limit >= 1 &&
-        !mutants::is_active(Mutant::trainer_best_cleanup_accepted)) {
-        throw TrainingArgumentsRefused(
-            "checkpoint evaluation cannot run with metric_for_best_model=\"" + args.metric_for_best_model +
-            "\" beside save_total_limit: Transformers' rotation keeps its own best_model_checkpoint, "
-            "another than final_checkpoint's target, which a crash can make the callback relink "
-            "to; set metric_for_best_model=\"" +
-            config_.score_metric + "\" with greater_is_better=True, or unset it");
-    }
-    if (trainer_tracks_best && args.save_total_limit == 1 &&
-        !mutants::is_active(Mutant::trainer_best_cleanup_accepted)) {
-        throw TrainingArgumentsRefused(
-            "checkpoint evaluation cannot run with save_total_limit=1 and metric_for_best_model or "
-            "load_best_model_at_end: Transformers deletes every checkpoint but its own "
-            "best_model_checkpoint, "
-            "which can be another than final_checkpoint's target; set save_total_limit >= 2 or unset "
-            "metric_for_best_model and load_best_model_at_end");
-    }
-    if (args.restore_callback_states_from_checkpoint &&
-        (args.refresh_appends_duplicate_states || mutants::is_active(Mutant::refusal_rule_ignores_refresh)) &&
-        !args.stateful_classes_with_several_callbacks.empty() &&
-        !mutants::is_active(Mutant::appended_duplicates_restored)) {
-        const auto& name = args.stateful_classes_with_several_callbacks.front();
-        throw TrainingArgumentsRefused(
-            "checkpoint evaluation cannot run with restore_callback_states_from_checkpoint=True and "
-            "several " +
-            name + " callbacks: Transformers appends every save's states to stateful_callbacks[\"" + name +
-            "\"] (PR #33875) and a resume restores the first ones, saved at the start of training; set "
-            "restore_callback_states_from_checkpoint=False (this callback then restores its own state) or "
-            "pass one " +
-            name + " callback");
-    }
-}
-
 void TriggerCallback::on_train_begin(const TrainingArguments& args, const TrainerStateView& state,
                                      TrainerControl& control) {
     const bool resuming = state.global_step > 0;
