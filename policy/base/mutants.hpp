@@ -69,6 +69,7 @@ enum class Mutant : std::uint8_t {
     over_refusal_on_epoch_resume,
     refusal_rule_ignores_refresh,
     refusal_only_on_resume,
+    dead_link_test_is_dir_only,
 };
 
 struct MutantInfo {

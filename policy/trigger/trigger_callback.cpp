@@ -286,6 +286,10 @@ void TriggerCallback::drop_link_to_lost_checkpoint() {
     if (step && is_complete_checkpoint(*fs_, *config_.output_dir, *step)) {
         return;
     }
+    if (step && mutants::is_active(Mutant::dead_link_test_is_dir_only) &&
+        fs_->is_dir(join_path(*config_.output_dir, checkpoint_dir_name(*step)))) {
+        return;
+    }
     fs_->unlink(link);
     fs_->fsync_dir(*config_.output_dir);
 }

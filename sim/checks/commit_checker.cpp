@@ -20,6 +20,14 @@ void CommitChecker::on(const ResumeSourceChosen& e) {
 // Judged on the state the ledger says the resume restores (lineage.hpp), not on the policy's
 // report: a policy that restored anything else is judged by what it then decides and writes.
 void CommitChecker::on(const TrainBegan&) {
+    // Recovery has run: a link to a checkpoint that is not complete (a damaged target included)
+    // misleads every reader from here on, whatever the ledger knows of the restore.
+    if (const auto link = visible_link_step(context_.fs);
+        link && !checkpoint_is_complete(context_.fs, context_.ledger, *link)) {
+        context_.violate(Property::P4, "after on_train_begin final_checkpoint names checkpoint-" +
+                                           std::to_string(*link) + ", which is not complete");
+        return;
+    }
     if (context_.ledger.prior_unknown) {
         return;
     }
