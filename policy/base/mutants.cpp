@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 44> kCatalogue{{
+constexpr std::array<MutantInfo, 47> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -101,20 +101,22 @@ constexpr std::array<MutantInfo, 44> kCatalogue{{
     {Mutant::refusal_only_on_resume, "refusal_only_on_resume",
      "the unsafe-arguments refusals run only on a resume, so a fresh start trains under arguments they "
      "refuse"},
-}};
-
-// Planted and armed like the others, but no property kills them within the CI budget yet; the
-// "Pending" paragraph of docs/mutation-testing.md says why for each.
-constexpr std::array<MutantInfo, 4> kPending{{
-    {Mutant::dead_link_test_is_dir_only, "dead_link_test_is_dir_only",
-     "on_train_begin's recovery keeps a final_checkpoint whose target directory exists but is not a complete "
-     "checkpoint (a torn or damaged one)"},
-
     {Mutant::trainer_best_cleanup_accepted, "trainer_best_cleanup_accepted",
      "the callback accepts save_total_limit=1 beside metric_for_best_model or load_best_model_at_end, so "
      "Transformers' end-of-training clean-up keeps only its own best_model_checkpoint"},
     {Mutant::save_strategy_best_accepted, "save_strategy_best_accepted",
      "the callback accepts save_strategy=\"best\", under which Transformers saves only on its own new best"},
+    {Mutant::last_rank_skips_commit_barrier, "last_rank_skips_commit_barrier",
+     "after a resume, the last rank skips on_save's barrier, so the job hangs on live ranks, often beside "
+     "a rank that died"},
+}};
+
+// Planted and armed like the others, but no property kills them within the CI budget yet; the
+// "Pending" paragraph of docs/mutation-testing.md says why for each.
+constexpr std::array<MutantInfo, 2> kPending{{
+    {Mutant::dead_link_test_is_dir_only, "dead_link_test_is_dir_only",
+     "on_train_begin's recovery keeps a final_checkpoint whose target directory exists but is not a complete "
+     "checkpoint (a torn or damaged one)"},
     {Mutant::resume_ignores_weights, "resume_ignores_weights",
      "the fixed resume rule trusts a complete trainer_state.json whose checkpoint lost its model weights"},
 }};

@@ -139,6 +139,7 @@ void TriggerCallback::record_checkpoint_evaluation_decision(const json& decision
 void TriggerCallback::on_train_begin(const TrainingArguments& args, const TrainerStateView& state,
                                      TrainerControl& control) {
     const bool resuming = state.global_step > 0;
+    resumed_run_ = resuming;
     if (resuming || !mutants::is_active(Mutant::refusal_only_on_resume)) {
         refuse_unsafe_training_args(args);
     }
@@ -326,7 +327,10 @@ void TriggerCallback::on_save(const TrainerStateView& state, TrainerControl& /*c
                            ", saved_step=" + std::to_string(state.global_step));
     }
     const bool link_first = mutants::is_active(Mutant::link_before_barrier);
-    if (!link_first) {
+    const bool barrier_skipped = mutants::is_active(Mutant::last_rank_skips_commit_barrier) && resumed_run_ &&
+                                 collective_->world_size() > 1 &&
+                                 collective_->rank() == collective_->world_size() - 1;
+    if (!link_first && !barrier_skipped) {
         // Every rank has finished its own shard and RNG writes once all arrive here; only then
         // may rank 0 point users at the checkpoint.
         collective_->barrier();

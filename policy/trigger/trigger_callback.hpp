@@ -175,6 +175,7 @@ class TriggerCallback final : public ExportableState {
     std::optional<std::int64_t> replay_horizon_;
     // Cached in on_train_begin so persist() may be called on every rank without racing.
     std::optional<bool> is_world_process_zero_;
+    bool resumed_run_ = false;  // on_train_begin saw global_step > 0
     std::uint64_t temp_counter_ = 0;
     bool state_restored_ = false;
 };

@@ -186,6 +186,15 @@ void LedgerWriter::on(const LinkPublished& e) {
     }
 }
 
+// What an operator deleted is gone from every view: a deleted sidecar holds no record and is no
+// longer damaged; a deleted checkpoint's record retires with the next write.
+void LedgerWriter::on(const OperatorRemedied& e) {
+    if (e.path == join_path(kOutputDir, kSidecarName)) {
+        ledger_.sidecar.reset();
+        ledger_.sidecar_damaged = false;
+    }
+}
+
 void LedgerWriter::on(const SidecarCorrupted&) {
     ledger_.sidecar_damaged = true;
 }

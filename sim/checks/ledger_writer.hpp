@@ -28,6 +28,7 @@ class LedgerWriter {
     void on(const RecoveryFinished& e);
     void on(const TrainerStateWritten& e);
     void on(const LinkPublished& e);
+    void on(const OperatorRemedied& e);
     void on(const SidecarCorrupted& e);
     void on(const CheckpointCorrupted& e);
     // A link rename seen starting counts once the disk shows it happened.

@@ -109,11 +109,14 @@ void print_explore_details(std::ostream& out, const sim::ExploreSummary& s,
                 << " trained to the end)";
         }
     }
-    const auto finished = s.outcomes.contains("finished") ? s.outcomes.at("finished") : 0;
+    const auto short_runs = s.scenarios - t.trained_to_end;
     out << "\n  " << t.refusals_fixed
         << " scenarios were refused, fixed as the refusal said and launched again;"
-        << " " << s.scenarios - finished << " (" << fixed(100.0 * per(s.scenarios - finished, s.scenarios), 2)
-        << "%) ended without a full run";
+        << " " << short_runs << " (" << fixed(100.0 * per(short_runs, s.scenarios), 2)
+        << "%) ended without training to the end\n  relaunched by the operator's remedy:";
+    for (const auto& [remedy, count] : t.relaunches) {
+        out << "  " << remedy << " " << count;
+    }
     out << "\ncrashes by kind (injected crashes, rank deaths and preemptions; the faults below count each"
            " planned fault once):";
     for (const auto& [kind, count] : t.crashes) {
@@ -207,6 +210,8 @@ json explore_json(const sim::ExploreSummary& s, const std::vector<std::string>& 
         {"watchdog_restarts", t.watchdog_restarts},
         {"stopped_by_policy", t.stopped_by_policy},
         {"refusals_fixed", t.refusals_fixed},
+        {"trained_to_end", t.trained_to_end},
+        {"relaunches", t.relaunches},
         {"simulated_hours", static_cast<double>(t.virtual_ms) / 3.6e6},
         {"average_steps", per(t.steps, s.scenarios)},
         {"average_evaluations", per(t.evaluations, s.scenarios)},

@@ -89,6 +89,8 @@ void read_totals(const Fields& f, sim::RunStats& t) {
     t.watchdog_restarts = f.count("watchdog_restarts");
     t.stopped_by_policy = f.count("stopped_by_policy");
     t.refusals_fixed = f.count("refusals_fixed");
+    t.trained_to_end = f.count("trained_to_end");
+    t.relaunches = f.counts("relaunches");
     t.virtual_ms = static_cast<std::int64_t>(f.count("virtual_ms"));
     t.save_window_dangling = f.count("save_window_dangling");
     t.crashes = f.counts("crashes");

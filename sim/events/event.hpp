@@ -61,6 +61,13 @@ struct TrainingRefused {
     const std::string& error;
 };
 
+// Between incarnations, an operator applied a remedy (operator_relaunch.hpp) before launching the
+// job again; `path` is what it deleted, durably, or empty.
+struct OperatorRemedied {
+    std::string_view remedy;
+    const std::string& path;
+};
+
 // ---- the trainer (rank 0 only unless the struct names a rank) ----------------------------------
 
 struct CallbacksRestored {
@@ -218,13 +225,15 @@ struct IoErrorInjected {
     std::string_view path;
 };
 
-using Event = std::variant<
-    IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished, IncarnationLimitReached,
-    UnexplainedFailure, ResumeRefused, CallbacksRestored, TrainBegan, BaselineEstablished, RecoveryFinished,
-    RankStateShared, StepStarted, StepFinished, EpochEnded, EvaluationStarted, DecisionMade, StopInForce,
-    SidecarPersisted, CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
-    SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected, RankDeathInjected,
-    SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested,
-    MetricsEvaluated, BestModelLoading, EvaluationScored, EvaluationReturned, TrainingRefused>;
+using Event =
+    std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
+                 IncarnationLimitReached, UnexplainedFailure, ResumeRefused, CallbacksRestored, TrainBegan,
+                 BaselineEstablished, RecoveryFinished, RankStateShared, StepStarted, StepFinished,
+                 EpochEnded, EvaluationStarted, DecisionMade, StopInForce, SidecarPersisted,
+                 CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
+                 SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
+                 RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected,
+                 EarlyStoppingRequested, MetricsEvaluated, BestModelLoading, EvaluationScored,
+                 EvaluationReturned, TrainingRefused, OperatorRemedied>;
 
 }  // namespace ckpt::sim

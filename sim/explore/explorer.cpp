@@ -25,6 +25,7 @@ void add_stats(RunStats& into, const RunStats& from) {
     into.watchdog_restarts += from.watchdog_restarts;
     into.stopped_by_policy += from.stopped_by_policy;
     into.refusals_fixed += from.refusals_fixed;
+    into.trained_to_end += from.trained_to_end;
     into.virtual_ms += from.virtual_ms;
     into.save_window_dangling += from.save_window_dangling;
     for (std::size_t i = 0; i < kCrashPointCount; ++i) {
@@ -39,6 +40,9 @@ void add_stats(RunStats& into, const RunStats& from) {
     }
     for (const auto& [kind, count] : from.faults) {
         into.faults[kind] += count;
+    }
+    for (const auto& [remedy, count] : from.relaunches) {
+        into.relaunches[remedy] += count;
     }
 }
 

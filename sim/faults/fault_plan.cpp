@@ -4,6 +4,7 @@
 
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "sim/base/assert.hpp"
+#include "sim/checks/disk_truth.hpp"
 #include "sim/events/job_constants.hpp"
 #include "sim/faults/simulated_crash.hpp"
 
@@ -247,18 +248,24 @@ void FaultPlan::execute_step_fault(const PlannedFault& fault, const DueFault& du
             targets.events.emit(SidecarCorrupted{sidecar});
         }
     } else if (fault.action == FaultAction::corrupt_checkpoint) {
-        // The newest checkpoint that is complete on disk right now.
+        // The newest checkpoint that is complete on disk right now, or, on one draw in two, the one
+        // final_checkpoint names: the best model, which no later save rewrites, and which a
+        // resume from a newer checkpoint finds damaged behind its link.
         std::optional<std::int64_t> newest;
+        std::optional<std::int64_t> linked;
+        const auto link_step = visible_link_step(fs);
         for (const auto& [step, record] : targets.ledger.checkpoints) {
             const auto path = join_path(join_path(kOutputDir, checkpoint_dir_name(step)), kTrainerStateName);
             if (fs.content_equals(FsView::visible, path, record.trainer_state_bytes)) {
                 newest = step;
+                linked = step == link_step ? std::optional<std::int64_t>(step) : linked;
             }
         }
-        if (newest) {
+        const auto target = linked && rng_.below(2) == 0 ? linked : newest;
+        if (target) {
             corrupt_until_unreadable(
-                fs, join_path(join_path(kOutputDir, checkpoint_dir_name(*newest)), kTrainerStateName));
-            targets.events.emit(CheckpointCorrupted{*newest});
+                fs, join_path(join_path(kOutputDir, checkpoint_dir_name(*target)), kTrainerStateName));
+            targets.events.emit(CheckpointCorrupted{*target});
         }
     }
     // Preemption, and the corruptions (which only matter to the next start), end the job here.

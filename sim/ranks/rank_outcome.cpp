@@ -93,11 +93,14 @@ RunResult RankScheduler::Impl::collect() const {
     }
     if (any_hung) {
         result.hang = diagnose_hang();
+        bool awaits_dead = false;
+        bool awaits_live = false;
         for (int r = 0; r < config.world_size; ++r) {
-            if ((rv.arrived & rank_bit(r)) == 0 && slot_of(r).state == RankState::dead) {
-                result.hang_awaits_dead_rank = true;
+            if ((rv.arrived & rank_bit(r)) == 0) {
+                (slot_of(r).state == RankState::dead ? awaits_dead : awaits_live) = true;
             }
         }
+        result.hang_awaits_dead_rank = awaits_dead && !awaits_live;
     }
     return result;
 }

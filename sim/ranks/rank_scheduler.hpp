@@ -69,8 +69,9 @@ const char* to_string(RankOutcome::Kind kind) noexcept;
 struct RunResult {
     std::vector<RankOutcome> ranks;  // indexed by rank
     std::string hang;                // empty unless ranks hung: why no collective can complete
-    // The hung collective waits on a rank that is dead (it never arrived and never will); when it
-    // waits only on ranks that finished or failed, no death explains the hang.
+    // Every rank the hung collective waits on is dead (it never arrived and never will). When it
+    // also waits on a rank that finished or failed, that rank left a collective the others
+    // entered, and the death beside it explains nothing.
     bool hang_awaits_dead_rank = false;
 
     bool hung() const noexcept { return !hang.empty(); }

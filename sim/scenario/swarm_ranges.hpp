@@ -87,7 +87,7 @@ struct TrainerRealismMix {
     Odds metric_is_loss{1, 3};          // "loss" rather than "score", when set
     Odds greater_is_better_set{1, 4};   // an explicit greater_is_better, either way
     Odds load_best_model_at_end{1, 10};
-    Odds save_strategy_best{1, 100};
+    Odds save_strategy_best{1, 50};
     Odds tracked_best_refused{1, 5};  // left as drawn, so refused when it can disagree
 };
 

@@ -2,6 +2,7 @@
 // operation it names (a field, not the message). Never throws.
 #include "sim/trainer/rank_failure.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 #include "policy/ports/rank_zero_outcome.hpp"
@@ -25,6 +26,30 @@ RankFailureKind failure_kind(const std::exception_ptr& error) noexcept {
             return RankFailureKind::sidecar_restore;
         }
     } catch (...) {
+    }
+    return RankFailureKind::other;
+}
+
+int count_dead(const RunResult& result) {
+    return static_cast<int>(std::count_if(result.ranks.begin(), result.ranks.end(), [](const RankOutcome& r) {
+        return r.kind == RankOutcome::Kind::dead;
+    }));
+}
+
+std::string first_failure(const RunResult& result) {
+    for (const auto& rank : result.ranks) {
+        if (rank.kind == RankOutcome::Kind::failed) {
+            return rank.message;
+        }
+    }
+    return result.hang;
+}
+
+RankFailureKind first_failure_kind(const RunResult& result) {
+    for (const auto& rank : result.ranks) {
+        if (rank.kind == RankOutcome::Kind::failed) {
+            return failure_kind(rank.error);
+        }
     }
     return RankFailureKind::other;
 }

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <exception>
 #include <stdexcept>
+#include <string>
+
+#include "sim/ranks/rank_scheduler.hpp"
 
 namespace ckpt::sim {
 
@@ -24,5 +27,11 @@ class BestModelLoadFailed : public std::runtime_error {
 
 // The kind of the exception a failed rank's body threw (RankOutcome::error).
 RankFailureKind failure_kind(const std::exception_ptr& error) noexcept;
+
+// How an incarnation's ranks ended, as the simulation classifies the ending: the dead ranks, and
+// the first failed rank's message (the hang when none failed) and kind.
+int count_dead(const RunResult& result);
+std::string first_failure(const RunResult& result);
+RankFailureKind first_failure_kind(const RunResult& result);
 
 }  // namespace ckpt::sim

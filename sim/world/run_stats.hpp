@@ -23,7 +23,9 @@ struct RunStats {
     std::uint64_t watchdog_restarts = 0;  // of those, ended by the watchdog and restarted
     std::uint64_t stopped_by_policy = 0;  // 1 when the job finished because patience ran out
     std::uint64_t refusals_fixed = 0;     // 1 when a refusal was fixed and the job launched again
-    std::int64_t virtual_ms = 0;          // simulated wall time
+    std::uint64_t trained_to_end = 0;     // 1 when an incarnation's training loop ended (max_steps or a stop)
+    std::map<std::string, std::uint64_t> relaunches;                   // operator remedies applied, by remedy
+    std::int64_t virtual_ms = 0;                                       // simulated wall time
     std::array<std::uint64_t, kCrashPointCount> crash_point_passes{};  // rank 0 passages
     std::array<std::uint64_t, kCrashPointCount> crash_point_hits{};    // crashes injected there
     std::map<std::string, std::uint64_t> crashes;  // process_kill / power_loss:<mode> / rank_kill

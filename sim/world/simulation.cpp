@@ -14,6 +14,7 @@
 #include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
 #include "sim/world/event_names.hpp"
+#include "sim/world/operator_relaunch.hpp"
 #include "sim/world/refusal_fix.hpp"
 #include "sim/world/world.hpp"
 
@@ -21,30 +22,6 @@ namespace ckpt::sim {
 namespace {
 
 using nlohmann::json;
-
-int count_dead(const RunResult& result) {
-    return static_cast<int>(std::count_if(result.ranks.begin(), result.ranks.end(), [](const RankOutcome& r) {
-        return r.kind == RankOutcome::Kind::dead;
-    }));
-}
-
-std::string first_failure(const RunResult& result) {
-    for (const auto& rank : result.ranks) {
-        if (rank.kind == RankOutcome::Kind::failed) {
-            return rank.message;
-        }
-    }
-    return result.hang;
-}
-
-RankFailureKind first_failure_kind(const RunResult& result) {
-    for (const auto& rank : result.ranks) {
-        if (rank.kind == RankOutcome::Kind::failed) {
-            return failure_kind(rank.error);
-        }
-    }
-    return RankFailureKind::other;
-}
 
 // Runs the incarnations and is the one EventSink: see `emit` for the order of the fan-out.
 class Simulation final : public EventSink {
@@ -92,7 +69,8 @@ class Simulation final : public EventSink {
 
     ScenarioResult run() {
         world_.trace.record(0, 0, -1, "scenario", world_.scenario.to_json());
-        const int limit = static_cast<int>(world_.scenario.faults.size()) + 3 + kMaxRefusalFixes;
+        const int limit =
+            static_cast<int>(world_.scenario.faults.size()) + 3 + kMaxRefusalFixes + kMaxRelaunches;
         bool ended = false;
         for (int incarnation = 0; incarnation < limit && !ended; ++incarnation) {
             ended = run_incarnation(incarnation);
@@ -167,16 +145,42 @@ class Simulation final : public EventSink {
         outcome_detail_ = std::move(detail);
     }
 
-    // Which checkpoint a new incarnation starts from; false when the start itself fails.
-    bool choose_resume_point(int incarnation, std::optional<std::int64_t>& resume_step) {
-        if (incarnation == 0) {
+    // A failure an operator would remedy (operator_relaunch.hpp): true when the scenario ends on
+    // it, false when the remedy was applied and the job is launched again.
+    bool end_unless_remedied(Outcome outcome, std::string detail, Remedy remedy,
+                             const std::string& path = {}) {
+        // Every rank of the failed (or hung) job is gone before the operator touches anything.
+        if (relaunches_ < kMaxRelaunches) {
+            world_.fs.process_kill();
+        }
+        if (relaunches_ >= kMaxRelaunches || !apply_remedy(remedy, path, detail, world_.fs, effective_)) {
+            end(outcome, std::move(detail));
             return true;
+        }
+        ++relaunches_;
+        world_.stats.relaunches[std::string(kRemedyNames.name(remedy))] += 1;
+        world_.trace_sink.record(
+            -1, "relaunch", {{"remedy", kRemedyNames.name(remedy)}, {"path", path}, {"failure", detail}});
+        emit(OperatorRemedied{kRemedyNames.name(remedy), path});
+        return false;
+    }
+
+    // How an incarnation's start went: it began, or it failed and the scenario ended, or it failed
+    // and an operator's remedy launches the job again.
+    enum class Start : std::uint8_t { began, ended, relaunched };
+    static Start failed_start(bool ended) { return ended ? Start::ended : Start::relaunched; }
+
+    // Which checkpoint a new incarnation starts from.
+    Start choose_resume_point(int incarnation, std::optional<std::int64_t>& resume_step) {
+        if (incarnation == 0) {
+            return Start::began;
         }
         // Reports each step of the policy's resume rule at the moment it happens.
         class ReportedResume final : public ResumeObserver {
           public:
             explicit ReportedResume(Simulation& simulation) : sim_(simulation) {}
             bool abandoned = false;
+            bool ended = true;  // when abandoned: false once an operator's remedy relaunches the job
 
             bool on_chosen(const CheckpointEntry& source) override {
                 auto& world = sim_.world_;
@@ -186,9 +190,11 @@ class Simulation final : public EventSink {
                     return true;
                 }
                 if (world.scenario.trainer.resume_rule == ResumeRule::transformers) {
-                    sim_.end(Outcome::resume_failed,
-                             "get_last_checkpoint picked incomplete " + source.name +
-                                 ": trainer_state.json is missing or torn (Transformers #35782)");
+                    ended = sim_.end_unless_remedied(
+                        Outcome::resume_failed,
+                        "get_last_checkpoint picked incomplete " + source.name +
+                            ": trainer_state.json is missing or torn (Transformers #35782)",
+                        Remedy::delete_incomplete_checkpoint, join_path(kOutputDir, source.name));
                 } else {
                     sim_.end(Outcome::violated, "resumed from incomplete " + source.name);
                 }
@@ -208,43 +214,44 @@ class Simulation final : public EventSink {
                               : ResumeSourceRule::newest_complete;
         const auto source = resume_from_checkpoint(world_.fs, kOutputDir, rule, observer);
         if (observer.abandoned) {
-            return false;
+            return failed_start(observer.ended);
         }
         if (source) {
             resume_step = source->step;
             world_.stats.resumes += 1;
-            return true;
+            return Start::began;
         }
         if (world_.scenario.trainer.resume_from_checkpoint == ResumeArgument::always_true) {
             // A launcher that restarts with train(resume_from_checkpoint=True): Transformers
             // raises when get_last_checkpoint finds nothing, and every restart fails the same way.
-            end(Outcome::resume_failed, "ValueError: No valid checkpoint found in output directory (" +
-                                            std::string(kOutputDir) + ")");
-            return false;
+            return failed_start(end_unless_remedied(
+                Outcome::resume_failed,
+                "ValueError: No valid checkpoint found in output directory (" + std::string(kOutputDir) + ")",
+                Remedy::launch_without_resume));
         }
-        return true;  // the launcher passed get_last_checkpoint's None: train from scratch
+        return Start::began;  // the launcher passed get_last_checkpoint's None: train from scratch
     }
 
     // Trainer._load_from_checkpoint loads the weights before anything else and raises when the
     // checkpoint has none (a torn safetensors file fails to load too). A missing optimizer,
     // scheduler or RNG file is skipped silently or logged, as Transformers does.
-    bool weights_load(std::int64_t step) {
+    Start weights_load(std::int64_t step) {
         const auto directory = join_path(kOutputDir, checkpoint_dir_name(step));
         const auto weights = join_path(directory, "model.safetensors");
         // Ground truth: the bytes the trainer wrote there, whole.
         if (world_.fs.content_equals(FsView::visible, weights,
                                      safetensors_without_tensors("weights@" + std::to_string(step)))) {
-            return true;
+            return Start::began;
         }
         const auto error = "ValueError: Can't find a valid checkpoint at " + directory;
         if (world_.scenario.trainer.resume_rule == ResumeRule::transformers) {
-            end(Outcome::resume_failed, error);
-        } else {
-            // The fixed rule promises a checkpoint the trainer can resume from.
-            end(Outcome::violated, "the fixed resume rule chose " + directory + ": " + error);
-            emit(UnexplainedFailure{error});
+            return failed_start(end_unless_remedied(Outcome::resume_failed, error,
+                                                    Remedy::delete_unloadable_checkpoint, directory));
         }
-        return false;
+        // The fixed rule promises a checkpoint the trainer can resume from.
+        end(Outcome::violated, "the fixed resume rule chose " + directory + ": " + error);
+        emit(UnexplainedFailure{error});
+        return Start::ended;
     }
 
     void apply_crash(const SimulatedCrash& crash) {
@@ -264,12 +271,18 @@ class Simulation final : public EventSink {
     bool run_incarnation(int incarnation) {
         world_.incarnation = incarnation;
         std::optional<std::int64_t> resume_step;
-        if (!choose_resume_point(incarnation, resume_step) || (resume_step && !weights_load(*resume_step))) {
-            return true;
+        auto start = choose_resume_point(incarnation, resume_step);
+        if (start == Start::began && resume_step) {
+            start = weights_load(*resume_step);
+        }
+        if (start != Start::began) {
+            return start == Start::ended;
         }
         world_.stats.incarnations += 1;
         const auto& scenario = world_.scenario;
-        resumed_with_change_ = resume_step.has_value() && scenario.callbacks.resume_change.any();
+        // The original's change: an operator who undid part of it still resumes under an edited
+        // configuration.
+        resumed_with_change_ = resume_step.has_value() && original_.callbacks.resume_change.any();
         Rng chooser_rng =
             Rng(scenario.seed).derive("scheduler").derive(static_cast<std::uint64_t>(incarnation));
         RankScheduler scheduler({scenario.job.ranks, scenario.job.watchdog},
@@ -315,6 +328,11 @@ class Simulation final : public EventSink {
     }
 
     bool after_run(const RunResult& result) {
+        // load_best_model_at_end and the clean-up run after the training loop: a failure there
+        // still ends a run that trained to its end.
+        if (result.all_finished() || first_failure_kind(result) == RankFailureKind::best_model_load) {
+            world_.stats.trained_to_end = 1;
+        }
         if (result.all_finished()) {
             emit(JobFinished{});
             // The ledger's stop, not the policy's: the outcome names what the rules decided.
@@ -329,8 +347,11 @@ class Simulation final : public EventSink {
         if (result.hung()) {
             world_.stats.hangs += 1;
             world_.trace_sink.record(-1, "hang", {{"ranks", result.describe()}});
-            end(dead > 0 ? Outcome::hung : Outcome::violated, result.hang);
-            return true;
+            if (dead == 0) {
+                end(Outcome::violated, result.hang);
+                return true;
+            }
+            return end_unless_remedied(Outcome::hung, result.hang, Remedy::kill_hung_job);
         }
         const bool any_failed =
             std::any_of(result.ranks.begin(), result.ranks.end(),
@@ -372,15 +393,14 @@ class Simulation final : public EventSink {
             return false;
         }
         if (world_.ledger.sidecar_damaged && first_failure_kind(result) == RankFailureKind::sidecar_restore) {
-            end(Outcome::failed_explained, error);
-            return true;
+            return end_unless_remedied(Outcome::failed_explained, error, Remedy::delete_damaged_sidecar,
+                                       path_named_in(error));
         }
         if (resumed_with_change_) {
             // The user changed the configuration before resuming: a loud refusal may be the right
             // answer, and the callbacks checker (P10) judges whether it was and says why.
             emit(ResumeRefused{error});
-            end(Outcome::failed_explained, error);
-            return true;
+            return end_unless_remedied(Outcome::failed_explained, error, Remedy::resume_with_saved_settings);
         }
         end(Outcome::violated, error);
         emit(UnexplainedFailure{error});
@@ -394,6 +414,7 @@ class Simulation final : public EventSink {
     Scenario effective_;  // the original with the fixes refusals named; what the world runs
     World world_;
     int refusal_fixes_ = 0;
+    int relaunches_ = 0;                // remedies applied (operator_relaunch.hpp)
     bool resumed_with_change_ = false;  // the running incarnation resumed under a resume change
     Outcome outcome_ = Outcome::finished;
     std::string outcome_detail_;
@@ -402,29 +423,6 @@ class Simulation final : public EventSink {
 };
 
 }  // namespace
-
-std::string_view to_string(Outcome outcome) noexcept {
-    switch (outcome) {
-        case Outcome::finished:
-            return "finished";
-        case Outcome::failed_explained:
-            return "failed_explained";
-        case Outcome::resume_failed:
-            return "resume_failed";
-        case Outcome::refused:
-            return "refused";
-        case Outcome::hung:
-            return "hung";
-        case Outcome::violated:
-            return "violated";
-    }
-    return "?";
-}
-
-bool ScenarioResult::held(Property property) const noexcept {
-    return std::none_of(violations.begin(), violations.end(),
-                        [&](const Violation& v) { return v.property == property; });
-}
 
 ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     scenario.validate();

@@ -69,14 +69,15 @@ TEST(MidBroadcastDeath, TheWatchdogResumesTheJobAndEveryPropertyHolds) {
     EXPECT_GE(fired, 10);
 }
 
-TEST(MidBroadcastDeath, WithoutAWatchdogTheRunEndsHungNotViolated) {
+TEST(MidBroadcastDeath, WithoutAWatchdogTheHangIsExcusedAndTheJobRelaunched) {
     int hung = 0;
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
         const auto result =
             run_scenario(three_ranks_with_mid_broadcast_death(seed, false), RunOptions{.keep_trace = true});
         ASSERT_TRUE(result.ok()) << "seed " << seed << "\n" << violations_of(result);
         if (mid_broadcast_deaths(result) == 1) {
-            hung += result.outcome == Outcome::hung ? 1 : 0;
+            // The hang is judged, then the operator kills the job and launches it again.
+            hung += result.stats.hangs > result.stats.watchdog_restarts ? 1 : 0;
         }
     }
     EXPECT_GE(hung, 1);

@@ -137,6 +137,34 @@ TEST(RankScheduler, DeadRankIsReportedAsAHangWithEveryWaitingPoint) {
     EXPECT_THAT(result.describe(), HasSubstr("rank 0: hung in barrier #1 at \"on_save\""));
 }
 
+// P6's excuse is exact: a death explains a hang only when every rank the collective waits on is
+// dead. A rank that finished without entering is a bug, whoever died beside it.
+TEST(RankScheduler, HangAwaitsADeadRankOnlyWhenNoLiveRankIsMissing) {
+    RankScheduler only_dead({.world_size = 3}, seeded_chooser(5));
+    const RunResult excused = only_dead.run([&](int rank) {
+        if (rank == 2) {
+            only_dead.kill_rank(2);
+        }
+        SimCollective(only_dead, rank).barrier();
+    });
+    ASSERT_TRUE(excused.hung());
+    EXPECT_TRUE(excused.hang_awaits_dead_rank);
+
+    RankScheduler dead_and_finished({.world_size = 3}, seeded_chooser(5));
+    const RunResult not_excused = dead_and_finished.run([&](int rank) {
+        if (rank == 2) {
+            dead_and_finished.kill_rank(2);
+        }
+        if (rank == 0) {
+            SimCollective(dead_and_finished, rank).barrier();
+        }
+    });
+    ASSERT_TRUE(not_excused.hung());
+    EXPECT_EQ(not_excused.ranks[1].kind, Kind::finished);
+    EXPECT_EQ(not_excused.ranks[2].kind, Kind::dead);
+    EXPECT_FALSE(not_excused.hang_awaits_dead_rank);
+}
+
 TEST(RankScheduler, KillingABlockedRankWithdrawsItFromTheCollective) {
     int destroyed = 0;
     RankScheduler scheduler({.world_size = 3});  // lowest first: ranks 0 and 1 wait before rank 2 runs
