@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 47> kCatalogue{{
+constexpr std::array<MutantInfo, 48> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -109,6 +109,9 @@ constexpr std::array<MutantInfo, 47> kCatalogue{{
     {Mutant::last_rank_skips_commit_barrier, "last_rank_skips_commit_barrier",
      "after a resume, the last rank skips on_save's barrier, so the job hangs on live ranks, often beside "
      "a rank that died"},
+    {Mutant::seed_sidecar_ignored, "seed_sidecar_ignored",
+     "a resume after an upgrade ignores a version 1 sidecar as if missing, so the lower scores the "
+     "previous release persisted after the checkpoint are lost"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the

@@ -71,6 +71,7 @@ enum class Mutant : std::uint8_t {
     refusal_only_on_resume,
     dead_link_test_is_dir_only,
     last_rank_skips_commit_barrier,
+    seed_sidecar_ignored,
 };
 
 struct MutantInfo {

@@ -49,7 +49,15 @@ bool is_step_or_null(const json& value) {
 }  // namespace
 
 std::string sidecar_text(const CheckpointEvaluationPolicy& policy,
-                         std::optional<std::int64_t> last_evaluated_step) {
+                         std::optional<std::int64_t> last_evaluated_step, int version) {
+    if (version == kSeedSidecarVersion) {
+        return "{\n  \"checkpoint_eval_state\": " + state_dict_text_at_depth(policy, 2, 1) +
+               ",\n  \"version\": " + std::to_string(kSeedSidecarVersion) + "\n}\n";
+    }
+    if (version != kSidecarVersion) {
+        throw ValueError("checkpoint evaluation sidecar version must be 1 or 2, got " +
+                         std::to_string(version));
+    }
     return "{\n  \"checkpoint_eval_state\": " + state_dict_text_at_depth(policy, 2, 1) + ",\n  \"" +
            kLastEvaluatedStepKey +
            "\": " + (last_evaluated_step ? std::to_string(*last_evaluated_step) : std::string("null")) +

@@ -27,8 +27,11 @@ inline constexpr int kSidecarVersion = 2;
 
 // The sidecar document {"checkpoint_eval_state": <state_dict>, "last_evaluated_step": <step or
 // null>, "version": 2} with a trailing newline, laid out as json.dump(indent=2, sort_keys=True).
+// At `version` 1 it is the seed's {"checkpoint_eval_state": ..., "version": 1}, which the
+// previous release wrote (so a job can still be rolled back to it); any other version throws
+// ValueError.
 std::string sidecar_text(const CheckpointEvaluationPolicy& policy,
-                         std::optional<std::int64_t> last_evaluated_step);
+                         std::optional<std::int64_t> last_evaluated_step, int version = kSidecarVersion);
 
 // The upgrades a sidecar read from disk goes through: 1 -> 2 records last_evaluated_step as
 // null (unknown), which keeps the seed's behaviour of evaluating every save event.

@@ -35,6 +35,9 @@ TriggerCallback::TriggerCallback(TriggerCallbackConfig config, FileSystem& fs, C
     if (config_.regular_steps && *config_.regular_steps <= 0) {
         throw ValueError("checkpoint evaluation regular_steps must be positive");
     }
+    if (config_.sidecar_version != kSeedSidecarVersion && config_.sidecar_version != kSidecarVersion) {
+        throw ValueError("checkpoint evaluation sidecar_version must be 1 or 2");
+    }
 }
 
 std::optional<std::string> TriggerCallback::state_path() const {
@@ -391,7 +394,8 @@ std::optional<std::string> TriggerCallback::persist(std::optional<bool> is_world
     }
     make_dirs(*fs_, *config_.output_dir);
     // Written as text directly, in the seed's exact json.dump(indent=2, sort_keys=True) layout.
-    write_file_atomically(*fs_, *path, next_temp_path(*path), sidecar_text(policy_, last_evaluated_step_));
+    write_file_atomically(*fs_, *path, next_temp_path(*path),
+                          sidecar_text(policy_, last_evaluated_step_, config_.sidecar_version));
     return path;
 }
 
@@ -406,6 +410,9 @@ bool TriggerCallback::load(std::optional<bool> is_world_process_zero) {
         return false;
     }
     document.throw_if_malformed(*path);
+    if (document.version_on_disk == kSeedSidecarVersion && mutants::is_active(Mutant::seed_sidecar_ignored)) {
+        return false;
+    }
     // A candidate policy keeps a bad sidecar from touching the live one.
     CheckpointEvaluationPolicy candidate(policy_.settings());
     candidate.load_state_dict(*document.policy_state());

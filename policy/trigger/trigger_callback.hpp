@@ -47,6 +47,10 @@ struct TriggerCallbackConfig {
     // Trainer that tracks another best, or this one lower-is-better, keeps another checkpoint alive
     // in rotation, and a crash can then relink final_checkpoint to it (swarm seed 10193).
     std::string score_metric = "score";
+    // The sidecar version persist() writes: 2, or 1 (the seed's layout, without
+    // last_evaluated_step) so that the previous release can still read it after a rollback.
+    // Any other value is a ValueError.
+    int sidecar_version = kSidecarVersion;
 };
 
 // A port of the seed's CheckpointEvaluationTriggerCallback.
@@ -69,7 +73,9 @@ struct TriggerCallbackConfig {
 // it would not be adopted. So the replay keeps exactly the checkpoints and the counts the first
 // run had. L unknown (a seed version 1 sidecar, or no adopted sidecar) skips nothing, as the
 // seed; restoring from checkpoint-N's trainer_state.json alone needs no L, since nothing after N
-// was counted in that state.
+// was counted in that state. A version 1 sidecar written before an upgrade carries no L, and
+// its count of evaluations beyond checkpoint-N cannot say which save events they were (one may
+// have been at step N itself, after the checkpoint), so its window is counted again, once.
 // on_train_begin's refusal of TrainingArguments under which no callback can keep its guarantees;
 // the message names the setting and the fix. A ValueError, as the seed's validation errors are.
 class TrainingArgumentsRefused : public ValueError {

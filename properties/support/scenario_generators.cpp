@@ -176,6 +176,8 @@ struct ScenarioDraw {
     bool transformers_resume = false;
     int early_stopping_callbacks = 0;
     bool early_stopping_state_keys = false;
+    bool mixed_state_keys = false;
+    bool upgraded_across_resume = false;
     bool watchdog_off = false;
     std::uint64_t seed = 0;
 };
@@ -263,6 +265,8 @@ Scenario fit_scenario(const ScenarioDraw& d, const ScenarioFocus& focus) {
     s.callbacks.early_stopping_callbacks =
         std::max(focus.min_early_stopping_callbacks, d.early_stopping_callbacks);
     s.callbacks.early_stopping_state_keys = d.early_stopping_state_keys;
+    s.callbacks.early_stopping_mixed_keys = d.early_stopping_state_keys && d.mixed_state_keys;
+    s.callbacks.upgraded_across_resume = d.upgraded_across_resume;
     s.score = d.score;
     for (const auto& fault : d.faults) {
         s.faults.push_back(fit_fault(fault, s.job.ranks, s.trainer.max_steps));
@@ -336,6 +340,8 @@ rc::Gen<sim::Scenario> gen_scenario(ScenarioFocus focus) {
         rc::gen::set(&ScenarioDraw::transformers_resume, gen_chance(kSwarm.transformers_resume)),
         rc::gen::set(&ScenarioDraw::early_stopping_callbacks, uniform(kSwarm.early_stopping_callbacks)),
         rc::gen::set(&ScenarioDraw::early_stopping_state_keys, gen_chance(kSwarm.early_stopping_state_keys)),
+        rc::gen::set(&ScenarioDraw::mixed_state_keys, gen_chance(kSwarm.mixed_state_keys)),
+        rc::gen::set(&ScenarioDraw::upgraded_across_resume, gen_chance(kSwarm.upgraded_across_resume)),
         rc::gen::set(&ScenarioDraw::watchdog_off, gen_chance(kSwarm.watchdog.complement())),
         rc::gen::set(&ScenarioDraw::seed, rc::gen::arbitrary<std::uint64_t>()));
     return on_stream(rc::gen::map(draw, [focus](const ScenarioDraw& d) { return fit_scenario(d, focus); }),

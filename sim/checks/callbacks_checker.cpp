@@ -51,13 +51,56 @@ void CallbacksChecker::on(const IncarnationBegan& e) {
     }
 }
 
-// Whether the early-stopping callbacks are the ones a checkpoint was written by (in list order):
-// by identity with state keys, by position without them.
+// Whether the early-stopping callbacks are the ones a checkpoint was written by: the keyed ones
+// by identity, in any order; the others by position among themselves.
 bool CallbacksChecker::same_callbacks(const std::vector<int>& written, const std::vector<int>& ids) const {
-    if (context_.scenario.callbacks.early_stopping_state_keys) {
-        return std::is_permutation(written.begin(), written.end(), ids.begin(), ids.end());
+    const auto split = [this](const std::vector<int>& all) {
+        std::pair<std::vector<int>, std::vector<int>> keyed_and_positional;
+        for (const int id : all) {
+            (early_stopping_keyed(context_.scenario.callbacks, id) ? keyed_and_positional.first
+                                                                   : keyed_and_positional.second)
+                .push_back(id);
+        }
+        std::sort(keyed_and_positional.first.begin(), keyed_and_positional.first.end());
+        return keyed_and_positional;
+    };
+    return split(written) == split(ids);
+}
+
+// The restore's matching, restated: a keyed callback takes the held state with its own key; then
+// every callback still without one takes, in order, the next held state that carries no key.
+// For each configured callback, the index of the held state it gets, if any.
+std::vector<std::optional<std::size_t>> CallbacksChecker::restore_matches(const std::vector<int>& held,
+                                                                          const std::vector<int>& ids) const {
+    const auto& options = context_.scenario.callbacks;
+    std::vector<std::optional<std::size_t>> matches(ids.size());
+    std::vector<bool> used(held.size(), false);
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+        if (!early_stopping_keyed(options, ids[j])) {
+            continue;
+        }
+        for (std::size_t i = 0; i < held.size(); ++i) {
+            if (!used[i] && held[i] == ids[j]) {
+                used[i] = true;
+                matches[j] = i;
+                break;
+            }
+        }
     }
-    return written == ids;
+    std::size_t next = 0;
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+        if (matches[j]) {
+            continue;
+        }
+        while (next < held.size() && (used[next] || early_stopping_keyed(options, held[next]))) {
+            ++next;
+        }
+        if (next < held.size()) {
+            used[next] = true;
+            matches[j] = next;
+        }
+    }
+    return matches;
 }
 
 std::vector<std::string> CallbacksChecker::due_refusal(const Configuration& saved,
@@ -66,14 +109,12 @@ std::vector<std::string> CallbacksChecker::due_refusal(const Configuration& save
     for (const auto name : reference_changed_settings(saved.policy, now.policy)) {
         names.emplace_back(name);
     }
-    // Without state keys a restore zips the configured early-stopping callbacks with the held
-    // states by position, and one rebuilt from another's saved arguments is a changed argument.
-    const auto& options = context_.scenario;
-    if (names.empty() && options.trainer.restore_callback_states_from_checkpoint &&
-        !options.callbacks.early_stopping_state_keys) {
-        const auto shared = std::min(saved.held.ids.size(), now.ids.size());
-        for (std::size_t j = 0; j < shared; ++j) {
-            if (saved.held.ids[j] != now.ids[j]) {
+    // A callback matched by position to a held state without a key may get another one's saved
+    // arguments: that is a changed argument.
+    if (names.empty() && context_.scenario.trainer.restore_callback_states_from_checkpoint) {
+        const auto matches = restore_matches(saved.held.ids, now.ids);
+        for (std::size_t j = 0; j < matches.size(); ++j) {
+            if (matches[j] && saved.held.ids[*matches[j]] != now.ids[j]) {
                 names.emplace_back("early_stopping_patience");
                 break;
             }
@@ -86,20 +127,13 @@ std::vector<CallbacksChecker::EarlyStoppingModel> CallbacksChecker::restored_mod
     const HeldStates& held, const std::vector<int>& ids, std::vector<bool>& restored) const {
     std::vector<EarlyStoppingModel> models(ids.size());
     restored.assign(ids.size(), false);
-    std::vector<bool> used(held.ids.size(), false);
-    const bool keyed = context_.scenario.callbacks.early_stopping_state_keys;
+    const auto matches = restore_matches(held.ids, ids);
     for (std::size_t j = 0; j < ids.size(); ++j) {
-        // Which callbacks get a held state: with state keys one of the same identity, without
-        // them the one at the same position (which due_refusal holds to identity). A callback
-        // that gets none starts fresh.
-        std::size_t found = keyed ? 0 : j;
-        while (keyed && found < held.ids.size() && (used[found] || held.ids[found] != ids[j])) {
-            ++found;
-        }
-        if (found >= held.ids.size()) {
+        // A callback that gets no held state starts fresh; one that gets another's is a refusal
+        // (due_refusal).
+        if (!matches[j]) {
             continue;
         }
-        used[found] = true;
         restored[j] = true;
         // The state it must get is its own at the checkpoint: the last one held for it (the
         // appending refresh keeps older ones in front, which Transformers' zip would restore).
@@ -179,8 +213,8 @@ void CallbacksChecker::on(const TrainerStateWritten& e) {
     }
 }
 
-// With state keys a restore matches by identity, so the order of an early-stopping list carries
-// nothing: compare the lists sorted by key. Without them the order is the identity.
+// With state keys a restore matches by identity, so the order of keyed early-stopping states
+// carries nothing: compare the lists sorted by key. Without them the order is the identity.
 bool CallbacksChecker::restored_as_held(const json& restored, const json& held) const {
     if (!context_.scenario.callbacks.early_stopping_state_keys) {
         return restored == held;
@@ -188,7 +222,8 @@ bool CallbacksChecker::restored_as_held(const json& restored, const json& held) 
     const auto by_key = [](json states) {
         const auto found = states.find("EarlyStoppingCallback");
         if (found != states.end() && found->is_array()) {
-            std::sort(found->begin(), found->end(), [](const json& a, const json& b) {
+            // Stable: the states without a key keep their order, which is their identity.
+            std::stable_sort(found->begin(), found->end(), [](const json& a, const json& b) {
                 return a.value("state_key", std::string()) < b.value("state_key", std::string());
             });
         }

@@ -54,6 +54,8 @@ class CallbacksChecker {
     std::vector<EarlyStoppingModel> restored_models(const HeldStates& held, const std::vector<int>& ids,
                                                     std::vector<bool>& restored) const;
     bool same_callbacks(const std::vector<int>& written, const std::vector<int>& ids) const;
+    std::vector<std::optional<std::size_t>> restore_matches(const std::vector<int>& held,
+                                                            const std::vector<int>& ids) const;
     void move_restored_to_end(const std::vector<bool>& restored);
     HeldStates after_save() const;
     bool restored_as_held(const nlohmann::json& restored, const nlohmann::json& held) const;

@@ -14,7 +14,8 @@
 
 namespace ckpt::sim {
 
-void DurabilityChecker::on(const IncarnationBegan&) {
+void DurabilityChecker::on(const IncarnationBegan& e) {
+    sidecar_version_ = sidecar_version_written(context_.scenario.callbacks, e.incarnation);
     counted_twice_reported_ = false;
     lapse_reported_ = false;
     sidecar_at_start_ = context_.fs.durable_content(join_path(kOutputDir, kSidecarName));
@@ -72,7 +73,8 @@ void DurabilityChecker::judge_deadline(const char* when) {
 // by the checker's own reader) and the last evaluated step the ledger knows.
 void DurabilityChecker::judge_layout(const std::string& bytes, const CheckpointEvaluationState& state,
                                      std::optional<std::int64_t> last_evaluated_step, const char* what) {
-    const auto expected = oracle_sidecar_text(context_.scenario.callbacks.policy, state, last_evaluated_step);
+    const auto expected =
+        oracle_sidecar_text(context_.scenario.callbacks.policy, state, last_evaluated_step, sidecar_version_);
     if (bytes != expected) {
         context_.violate(Property::P9, std::string(what) + " bytes are not the seed's layout for " +
                                            describe(state) + ": " + first_line_difference(bytes, expected));
@@ -106,7 +108,7 @@ void DurabilityChecker::on(const RecoveryFinished&) {
             ? std::nullopt
             : std::optional<std::int64_t>(ledger.evaluations[static_cast<std::size_t>(node)].step);
     const auto& settings = context_.scenario.callbacks.policy;
-    if (!step || *bytes != oracle_sidecar_text(settings, *reading.state, step)) {
+    if (!step || *bytes != oracle_sidecar_text(settings, *reading.state, step, sidecar_version_)) {
         judge_layout(*bytes, *reading.state, std::nullopt, "recovery's sidecar");
     }
 }

@@ -42,6 +42,7 @@ class DurabilityChecker {
     bool counted_twice_reported_ = false;
     bool lapse_reported_ = false;                  // a deadline found the sidecar behind the ledger
     std::optional<std::string> sidecar_at_start_;  // the durable bytes before on_train_begin
+    int sidecar_version_ = 2;                      // what the running incarnation's release writes
 };
 
 }  // namespace ckpt::sim

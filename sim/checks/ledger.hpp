@@ -105,8 +105,11 @@ struct Ledger {
     // The resume's checkpoint is not one the ledger recorded (or no longer holds its bytes), so
     // the ledger cannot say what it restores: this incarnation's decisions are not judged.
     bool prior_unknown = false;
-    // The steps the history the running incarnation restored had counted, sorted.
+    // The steps the history the running incarnation restored is known to have counted, sorted:
+    // those up to the horizon lineage.hpp's known_history gives.
     std::vector<std::int64_t> restored_counted_steps;
+    // The running incarnation restored its state from a version 1 sidecar (an upgrade).
+    bool restored_from_seed_sidecar = false;
     std::map<std::int64_t, CheckpointRecord> checkpoints;
     // Checkpoints whose record was retired because no view of the disk can ever show them again
     // (LedgerWriter::retire_unreachable_checkpoints says why that is safe): only the score of the

@@ -21,7 +21,9 @@ void LedgerWriter::on(const IncarnationBegan& e) {
     ledger_.expected_state = node_state(ledger_, ledger_.expected_node.value_or(kRootNode));
     ledger_.current_node = ledger_.expected_node.value_or(kRootNode);
     ledger_.current_state = ledger_.expected_state;
-    ledger_.restored_counted_steps = counted_steps(ledger_, ledger_.current_node);
+    auto known = known_history(fs_, ledger_, e.resume_step, ledger_.current_node);
+    ledger_.restored_from_seed_sidecar = known.seed_sidecar;
+    ledger_.restored_counted_steps = std::move(known.counted_steps);
     ledger_.prior_unknown = !ledger_.expected_node;
     ledger_.last_decision.reset();
     ledger_.previous_decision.reset();

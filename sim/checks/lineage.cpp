@@ -107,6 +107,36 @@ std::vector<std::int64_t> counted_steps(const Ledger& ledger, int node) {
     return steps;
 }
 
+KnownHistory known_history(const SimFileSystem& fs, const Ledger& ledger,
+                           std::optional<std::int64_t> resume_step, int restored_node) {
+    KnownHistory known;
+    known.horizon = resume_step;
+    int base = kRootNode;
+    if (resume_step) {
+        const auto* checkpoint = visible_checkpoint(fs, ledger, *resume_step);
+        base = checkpoint != nullptr ? checkpoint->node : restored_node;
+    }
+    if (restored_node != base) {
+        // The restored state came from the sidecar: its step, unless it names none (a version 1
+        // one, or a version 2 one written while the step was unknown).
+        const auto bytes = fs.content_in(FsView::visible, join_path(kOutputDir, kSidecarName));
+        const auto payload = bytes ? nlohmann::json::parse(*bytes, nullptr, false) : nlohmann::json();
+        if (payload.is_object()) {
+            known.seed_sidecar = payload.value("version", nlohmann::json()) == 1;
+            const auto step = payload.value("last_evaluated_step", nlohmann::json());
+            if (!known.seed_sidecar && step.is_number_integer()) {
+                known.horizon = step.get<std::int64_t>();
+            }
+        }
+    }
+    for (const auto step : counted_steps(ledger, restored_node)) {
+        if (known.horizon && step <= *known.horizon) {
+            known.counted_steps.push_back(step);
+        }
+    }
+    return known;
+}
+
 std::optional<int> expected_restored_node(const SimFileSystem& fs, const Ledger& ledger,
                                           std::optional<std::int64_t> resume_step) {
     int base = kRootNode;

@@ -75,7 +75,7 @@ std::string python_float_repr(double value) {
 }
 
 std::string oracle_sidecar_text(const PolicySettings& settings, const CheckpointEvaluationState& state,
-                                std::optional<std::int64_t> last_evaluated_step) {
+                                std::optional<std::int64_t> last_evaluated_step, int version) {
     std::string text;
     text.reserve(512);
     text += "{\n  \"checkpoint_eval_state\": {\n";
@@ -92,6 +92,10 @@ std::string oracle_sidecar_text(const PolicySettings& settings, const Checkpoint
     text += "    },\n";
     text += std::string("    \"tie_policy\": \"") + reference_tie_policy_name(settings.tie_policy) + "\",\n";
     text += "    \"version\": 1\n  },\n";
+    if (version == 1) {
+        text += "  \"version\": 1\n}\n";  // the seed's document: no step at all
+        return text;
+    }
     text += "  \"last_evaluated_step\": " + integer_text_or_null(last_evaluated_step) + ",\n";
     text += "  \"version\": 2\n}\n";
     return text;

@@ -17,8 +17,9 @@ namespace ckpt::sim {
 // decimal exponents in [-4, 16), else d.ddde±XX; always a '.' or an exponent.
 std::string python_float_repr(double value);
 
+// At `version` 1, the seed's own document: the state and "version": 1, without a step.
 std::string oracle_sidecar_text(const PolicySettings& settings, const CheckpointEvaluationState& state,
-                                std::optional<std::int64_t> last_evaluated_step);
+                                std::optional<std::int64_t> last_evaluated_step, int version = 2);
 
 // The first line where two texts differ, as "line N: <a> | <b>"; empty when equal.
 std::string first_line_difference(const std::string& actual, const std::string& expected);

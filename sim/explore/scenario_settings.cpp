@@ -65,7 +65,10 @@ const std::array kFields{
     field<T, &TrainerOptions::greater_is_better>("greater_is_better"),
     field<T, &TrainerOptions::load_best_model_at_end>("load_best_model_at_end"),
     field<C, &CallbackOptions::early_stopping_callbacks>("early_stopping_callbacks"),
+    // Before the state keys, so a shrink never leaves mixed keys without them.
+    field<C, &CallbackOptions::early_stopping_mixed_keys>("early_stopping_mixed_keys"),
     field<C, &CallbackOptions::early_stopping_state_keys>("early_stopping_state_keys"),
+    field<C, &CallbackOptions::upgraded_across_resume>("upgraded_across_resume"),
     field<C, &CallbackOptions::early_stopping_patience>("early_stopping_patience"),
     field<C, &CallbackOptions::early_stopping_threshold>("early_stopping_threshold"),
     SettingField{"resume_change", [](const Scenario& s) { return s.callbacks.resume_change.any(); },

@@ -1,5 +1,6 @@
 // The callbacks one incarnation configures: the scenario's, or its resume change's for a job
-// resumed from a checkpoint (the user edited the configuration before resuming).
+// resumed from a checkpoint (the user edited the configuration before resuming), which of them
+// carry a state key, and which sidecar version the incarnation's release writes.
 #include <numeric>
 
 #include "sim/scenario/scenario.hpp"
@@ -21,6 +22,14 @@ ConfiguredCallbacks configured_callbacks(const CallbackOptions& callbacks, bool 
         out.early_stopping = *callbacks.resume_change.early_stopping;
     }
     return out;
+}
+
+bool early_stopping_keyed(const CallbackOptions& callbacks, int id) noexcept {
+    return callbacks.early_stopping_state_keys && !(callbacks.early_stopping_mixed_keys && id % 2 == 0);
+}
+
+int sidecar_version_written(const CallbackOptions& callbacks, int incarnation) noexcept {
+    return callbacks.upgraded_across_resume && incarnation == 0 ? 1 : 2;
 }
 
 }  // namespace ckpt::sim

@@ -213,6 +213,9 @@ void Scenario::validate() const {
     if (callbacks.early_stopping_callbacks < 0 || callbacks.early_stopping_callbacks > 4) {
         bad_field("early_stopping_callbacks", "must be between 0 and 4");
     }
+    if (callbacks.early_stopping_mixed_keys && !callbacks.early_stopping_state_keys) {
+        bad_field("early_stopping_mixed_keys", "needs early_stopping_state_keys");
+    }
     if (callbacks.early_stopping_patience < 1 || callbacks.early_stopping_patience > 1000000) {
         bad_field("early_stopping_patience", "must be between 1 and 1000000");
     }
@@ -277,6 +280,12 @@ json Scenario::to_json() const {
     if (callbacks.early_stopping_threshold != CallbackOptions{}.early_stopping_threshold) {
         out["early_stopping_threshold"] = callbacks.early_stopping_threshold;
     }
+    if (callbacks.early_stopping_mixed_keys) {
+        out["early_stopping_mixed_keys"] = true;
+    }
+    if (callbacks.upgraded_across_resume) {
+        out["upgraded_across_resume"] = true;
+    }
     if (callbacks.resume_change.any()) {
         auto& change = out["resume_change"] = json::object();
         if (callbacks.resume_change.policy) {
@@ -323,6 +332,8 @@ Scenario Scenario::from_json(const json& document) {
                       "watchdog",
                       "early_stopping_patience",
                       "early_stopping_threshold",
+                      "early_stopping_mixed_keys",
+                      "upgraded_across_resume",
                       "resume_change",
                       "buggify"});
     if (r.find("seed") == nullptr) {
@@ -370,6 +381,8 @@ Scenario Scenario::from_json(const json& document) {
     read_best_model_options(r, s.trainer);
     s.callbacks.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.callbacks.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
+    s.callbacks.early_stopping_mixed_keys = r.boolean("early_stopping_mixed_keys", false);
+    s.callbacks.upgraded_across_resume = r.boolean("upgraded_across_resume", false);
     s.callbacks.early_stopping_patience = r.integer<int>("early_stopping_patience", 1000, 1, 1000000);
     if (const auto* score = r.find("score")) {
         s.score = score_from_json(*score);

@@ -249,6 +249,12 @@ struct CallbackOptions {
     std::optional<std::int64_t> regular_steps;
     int early_stopping_callbacks = 0;
     bool early_stopping_state_keys = false;  // Lightning-style state keys instead of class + position
+    // With state keys on, the callbacks of even identity carry none: keyed callbacks beside
+    // positional ones of the same class, which a restore matches by key first, then by position.
+    bool early_stopping_mixed_keys = false;
+    // An upgrade across a resume: the first incarnation runs the previous release, which writes
+    // the sidecar at version 1 (no last_evaluated_step); every later one runs this release.
+    bool upgraded_across_resume = false;
     // Callback i gets patience early_stopping_patience + i. The default outlasts any run, so
     // they never stop it; a small one lets them stop training (a legitimate stop, P3 and P12).
     int early_stopping_patience = 1000;
@@ -263,6 +269,10 @@ struct ConfiguredCallbacks {
     std::vector<int> early_stopping;
 };
 ConfiguredCallbacks configured_callbacks(const CallbackOptions& callbacks, bool resumed_from_checkpoint);
+// Whether the early-stopping callback of identity `id` carries a state key.
+bool early_stopping_keyed(const CallbackOptions& callbacks, int id) noexcept;
+// The sidecar version incarnation `incarnation` (0 is the first) writes.
+int sidecar_version_written(const CallbackOptions& callbacks, int incarnation) noexcept;
 
 // The job's processes and what the launcher does when they hang.
 struct JobOptions {

@@ -190,6 +190,19 @@ void draw_trainer_realism(std::uint64_t seed, TrainerOptions& trainer) {
     }
 }
 
+// Issue 20's inputs, from a stream of their own, like the trainer's realism. Mixed keys test
+// something only where a restore matches states: two callbacks or more, and states restored.
+void draw_release_inputs(std::uint64_t seed, Scenario& s) {
+    Rng rng = Rng(seed).derive("release_inputs");
+    auto& callbacks = s.callbacks;
+    if (callbacks.early_stopping_state_keys && roll(rng, kSwarm.mixed_state_keys)) {
+        callbacks.early_stopping_mixed_keys = true;
+        callbacks.early_stopping_callbacks = std::max(callbacks.early_stopping_callbacks, 2);
+        s.trainer.restore_callback_states_from_checkpoint = true;
+    }
+    callbacks.upgraded_across_resume = roll(rng, kSwarm.upgraded_across_resume);
+}
+
 }  // namespace
 
 Scenario draw_scenario(std::uint64_t seed) {
@@ -205,6 +218,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     // Early stopping small enough to act is BUGGIFY's early_stopping_acts switch.
     buggify(Rng(seed).derive("buggify"), s);
     draw_trainer_realism(seed, s.trainer);
+    draw_release_inputs(seed, s);
     return s;
 }
 

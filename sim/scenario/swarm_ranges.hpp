@@ -110,6 +110,9 @@ struct SwarmRanges {
     Odds transformers_resume{11, 20};  // get_last_checkpoint, Transformers' own rule
     Range<int> early_stopping_callbacks{0, 3};
     Odds early_stopping_state_keys{1, 2};
+    // Drawn from a stream of their own (swarm.cpp's draw_release_inputs).
+    Odds mixed_state_keys{1, 2};  // of the keyed draws: positional callbacks beside keyed ones
+    Odds upgraded_across_resume{2, 3};
     // Early stopping keeps out of the way (patience 1000 + k) unless BUGGIFY's early_stopping_acts.
     // Scripted scores are multiples of 1/score_grid in [0, 1], so ties are common.
     Range<int> script_length{8, 20};

@@ -13,8 +13,9 @@ using nlohmann::json;
 
 namespace {
 
-TriggerCallbackConfig trigger_config(const Scenario& s, const PolicySettings& policy) {
+TriggerCallbackConfig trigger_config(const Scenario& s, const PolicySettings& policy, int incarnation) {
     TriggerCallbackConfig config;
+    config.sidecar_version = sidecar_version_written(s.callbacks, incarnation);
     config.policy = policy;
     config.gate_steps = s.callbacks.gate_steps;
     config.regular_steps = s.callbacks.regular_steps;
@@ -34,15 +35,15 @@ void RankTrainer::build_callbacks() {
     // A job resumed from a checkpoint runs the configuration the user may have changed since.
     const auto& options = job_.scenario.callbacks;
     const auto configured = configured_callbacks(options, job_.resume_step.has_value());
-    callbacks_.push_back(std::make_unique<TriggerCallback>(trigger_config(job_.scenario, configured.policy),
-                                                           job_.fs, collective_));
+    callbacks_.push_back(std::make_unique<TriggerCallback>(
+        trigger_config(job_.scenario, configured.policy, job_.incarnation), job_.fs, collective_));
     // Several callbacks of one class must save and restore their state (P10). With the default
     // patience they never stop a run; a scenario's small patience lets them stop it.
     for (const int id : configured.early_stopping) {
         const int patience = options.early_stopping_patience + id;
         const double threshold = options.early_stopping_threshold * id;
         std::unique_ptr<ExportableState> callback =
-            options.early_stopping_state_keys
+            early_stopping_keyed(options, id)
                 ? std::make_unique<EarlyStoppingCallback>(
                       EarlyStoppingCallback::with_generated_state_key(patience, threshold))
                 : std::make_unique<EarlyStoppingCallback>(patience, threshold);

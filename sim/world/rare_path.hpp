@@ -26,6 +26,8 @@ enum class RarePath : std::uint8_t {
     rank_killed_in_collective,        // a rank killed by another while blocked in a collective
     rank_killed_mid_broadcast,        // ... released by a broadcast others had left, not yet returned
     config_changed_on_resume,         // a job resumed from a checkpoint under an edited configuration
+    seed_sidecar_adopted,  // a resume after an upgrade restored a version 1 sidecar, and trained on
+    keyed_beside_positional_resumed,  // a resume restored keyed and positional callbacks of one class
 };
 inline constexpr auto kRarePathNames = make_enum_names<RarePath>({
     {RarePath::crash_after_stop_decision, "crash_after_stop_decision"},
@@ -42,6 +44,8 @@ inline constexpr auto kRarePathNames = make_enum_names<RarePath>({
     {RarePath::rank_killed_in_collective, "rank_killed_in_collective"},
     {RarePath::rank_killed_mid_broadcast, "rank_killed_mid_broadcast"},
     {RarePath::config_changed_on_resume, "config_changed_on_resume"},
+    {RarePath::seed_sidecar_adopted, "seed_sidecar_adopted"},
+    {RarePath::keyed_beside_positional_resumed, "keyed_beside_positional_resumed"},
 });
 static_assert(kRarePathNames.complete());
 inline constexpr std::size_t kRarePathCount = kRarePathNames.size();

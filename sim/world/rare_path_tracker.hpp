@@ -4,6 +4,7 @@
 // Inline and allocation-free: every decision and crash point of rank 0 passes here.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -39,6 +40,12 @@ class RarePathTracker {
         }
         if (changed_resume_) {
             mark(RarePath::config_changed_on_resume);
+        }
+        if (e.resumed && ledger_.restored_from_seed_sidecar) {
+            mark(RarePath::seed_sidecar_adopted);
+        }
+        if (e.resumed && keyed_and_positional_restored()) {
+            mark(RarePath::keyed_beside_positional_resumed);
         }
     }
     // The ledger writer has just decided this evaluation (its prior is the ledger's, too).
@@ -119,6 +126,18 @@ class RarePathTracker {
     void on(const auto&) noexcept {}
 
   private:
+    // The resumed configuration restores early-stopping callbacks both with and without a key.
+    bool keyed_and_positional_restored() const noexcept {
+        const auto& callbacks = scenario_.callbacks;
+        if (!scenario_.trainer.restore_callback_states_from_checkpoint ||
+            !callbacks.early_stopping_mixed_keys) {
+            return false;
+        }
+        const auto configured = configured_callbacks(callbacks, true);
+        const auto keyed = std::count_if(configured.early_stopping.begin(), configured.early_stopping.end(),
+                                         [&](int id) { return early_stopping_keyed(callbacks, id); });
+        return keyed > 0 && keyed < static_cast<std::ptrdiff_t>(configured.early_stopping.size());
+    }
     static RarePath tie_path(TiePolicy policy) noexcept {
         switch (policy) {
             case TiePolicy::reset:

@@ -113,6 +113,21 @@ TYPED_TEST(SidecarReader, TheSeedsVersionOneMigratesToAnUnknownLastEvaluatedStep
     }
 }
 
+// The previous release's writer: the seed's document, which this release reads back migrated.
+TYPED_TEST(SidecarReader, TheVersionOneWriterWritesTheSeedsDocument) {
+    CheckpointEvaluationPolicy policy(PolicySettings{2, TiePolicy::reset, 0});
+    policy.observe(0.25, 5);
+    const auto text = sidecar_text(policy, 5, kSeedSidecarVersion);
+    EXPECT_EQ(json::parse(text), json({{"checkpoint_eval_state", policy.state_dict()}, {"version", 1}}));
+    EXPECT_EQ(text, json::parse(text).dump(2) + "\n") << "json.dump(indent=2, sort_keys=True) + newline";
+    this->fs().write_file(this->path(), text);
+    const auto document = read_sidecar(this->fs(), this->path());
+    EXPECT_EQ(document.shape, SidecarShape::well_formed);
+    EXPECT_EQ(document.version_on_disk, 1);
+    EXPECT_EQ(document.last_evaluated_step(), std::nullopt) << "a version 1 file names no step";
+    EXPECT_THROW(sidecar_text(policy, 5, 3), ValueError);
+}
+
 TYPED_TEST(SidecarReader, OtherVersionsAreRejectedWithTheSeedsMessage) {
     const std::string state = "\"checkpoint_eval_state\": {}, \"last_evaluated_step\": null";
     // The version member as written, and its repr in the message ("None" when absent).

@@ -168,6 +168,25 @@ TEST(ScenarioValidation, OutOfRangeNumbersNameTheField) {
     EXPECT_THAT(rejection({{"seed", 1}, {"ranks", "two"}}), HasSubstr("ranks"));
     EXPECT_THAT(rejection({{"seed", 1}, {"watchdog", 1}}), HasSubstr("watchdog"));
     EXPECT_THAT(rejection({{"seed", 1}, {"gate_steps", {10, 0}}}), HasSubstr("gate_steps"));
+    EXPECT_THAT(rejection({{"seed", 1}, {"early_stopping_mixed_keys", true}}),
+                HasSubstr("early_stopping_mixed_keys"));
+    EXPECT_THAT(rejection({{"seed", 1}, {"upgraded_across_resume", 1}}), HasSubstr("upgraded_across_resume"));
+}
+
+// Mixed keys: the callbacks of even identity carry none. An upgrade: the first incarnation
+// writes the seed's version 1, every later one version 2.
+TEST(ScenarioCallbacks, MixedKeysAndTheUpgradeAreStatedPerCallbackAndPerIncarnation) {
+    CallbackOptions callbacks;
+    callbacks.early_stopping_state_keys = true;
+    EXPECT_TRUE(early_stopping_keyed(callbacks, 0));
+    callbacks.early_stopping_mixed_keys = true;
+    EXPECT_FALSE(early_stopping_keyed(callbacks, 0));
+    EXPECT_TRUE(early_stopping_keyed(callbacks, 1));
+    EXPECT_FALSE(early_stopping_keyed(callbacks, 2));
+    EXPECT_EQ(sidecar_version_written(callbacks, 0), 2);
+    callbacks.upgraded_across_resume = true;
+    EXPECT_EQ(sidecar_version_written(callbacks, 0), 1);
+    EXPECT_EQ(sidecar_version_written(callbacks, 1), 2);
 }
 
 TEST(ScenarioValidation, MissingSeedIsNamed) {
