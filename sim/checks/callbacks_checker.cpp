@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/checks/disk_truth.hpp"
+#include "sim/checks/exportable_state_layout.hpp"
 #include "sim/checks/reference_policy.hpp"
 
 namespace ckpt::sim {
@@ -25,6 +26,7 @@ void CallbacksChecker::on(const IncarnationBegan& e) {
     running_ = {configured.policy, configured.early_stopping, std::vector<EarlyStoppingModel>(count), {}};
     running_.held = {running_.ids, running_.models, count >= 2};
     configuration_unchanged_ = true;
+    layout_judged_step_.reset();
     due_refusal_.clear();
     restore_findings_.clear();
     if (!e.resume_step) {
@@ -207,10 +209,39 @@ void CallbacksChecker::on(const TrainerStateWritten& e) {
                       [&](const auto& entry) { return !context_.ledger.checkpoints.contains(entry.first); });
     }
     // The event carries the live export (the appending refresh's stale entries are not in it).
-    if (auto finding = counters_finding(e.callback_states, running_.models,
-                                        "written into checkpoint-" + std::to_string(e.step))) {
+    const auto where = "written into checkpoint-" + std::to_string(e.step);
+    if (auto finding = counters_finding(e.callback_states, running_.models, where)) {
         context_.violate(Property::P10, *finding);
+    } else if (layout_judged_step_ != e.step) {
+        // Once per write: the event comes again, with the same export, once the file is durable.
+        layout_judged_step_ = e.step;
+        if (auto layout = stateful_callbacks_finding(e.callback_states, expected_export())) {
+            context_.violate(Property::P10, "stateful_callbacks " + where + ": " + *layout);
+        }
     }
+}
+
+// What the running incarnation's callbacks must export, from the scenario, the checker's models
+// and the ledger's state (when it knows what the resume restored).
+ExpectedStatefulCallbacks CallbacksChecker::expected_export() const {
+    const auto& options = context_.scenario;
+    ExpectedStatefulCallbacks expected{running_.policy,
+                                       options.callbacks.gate_steps,
+                                       options.callbacks.regular_steps,
+                                       options.trainer.save_total_limit,
+                                       std::nullopt,
+                                       {}};
+    if (!context_.ledger.prior_unknown) {
+        expected.policy_state = context_.ledger.current_state;
+    }
+    for (std::size_t j = 0; j < running_.ids.size(); ++j) {
+        const int id = running_.ids[j];
+        expected.early_stopping.push_back({options.callbacks.early_stopping_patience + id,
+                                           options.callbacks.early_stopping_threshold * id,
+                                           early_stopping_keyed(options.callbacks, id),
+                                           running_.models[j].counter, running_.models[j].best});
+    }
+    return expected;
 }
 
 // With state keys a restore matches by identity, so the order of keyed early-stopping states

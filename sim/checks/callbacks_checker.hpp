@@ -2,7 +2,9 @@
 // changed configuration (the scenario's resume change) refuses loudly when it must. The
 // early-stopping counters are recomputed here from the scores the ledger saw on the current
 // branch of history (REFERENCE.md's rule), never read from their own export, and compared with
-// every export written into a checkpoint and with what a resume restored.
+// every export written into a checkpoint and with what a resume restored. Every export written
+// into a checkpoint must also be, whole, the checker's own restatement of Transformers' layout
+// (exportable_state_layout.hpp), the trigger's policy state the ledger's.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "sim/checks/checker_context.hpp"
+#include "sim/checks/exportable_state_layout.hpp"
 #include "sim/events/event.hpp"
 
 namespace ckpt::sim {
@@ -58,18 +61,20 @@ class CallbacksChecker {
                                                             const std::vector<int>& ids) const;
     void move_restored_to_end(const std::vector<bool>& restored);
     HeldStates after_save() const;
+    ExpectedStatefulCallbacks expected_export() const;
     bool restored_as_held(const nlohmann::json& restored, const nlohmann::json& held) const;
     std::optional<std::string> counters_finding(const nlohmann::json& states,
                                                 const std::vector<EarlyStoppingModel>& expected,
                                                 const std::string& where) const;
 
     const CheckerContext& context_;
-    Configuration running_;                        // the running incarnation
-    bool configuration_unchanged_ = true;          // the running one resumed under its checkpoint's
-    std::vector<std::string> due_refusal_;         // names the running incarnation's refusal must give
-    std::map<std::int64_t, Configuration> saved_;  // as of each checkpoint write the ledger holds
-    std::uint64_t retirements_seen_ = 0;           // Ledger::retirements when saved_ was last pruned
-    std::vector<std::string> restore_findings_;    // the last restore's, judged if it trains on
+    Configuration running_;                           // the running incarnation
+    bool configuration_unchanged_ = true;             // the running one resumed under its checkpoint's
+    std::vector<std::string> due_refusal_;            // names the running incarnation's refusal must give
+    std::map<std::int64_t, Configuration> saved_;     // as of each checkpoint write the ledger holds
+    std::uint64_t retirements_seen_ = 0;              // Ledger::retirements when saved_ was last pruned
+    std::vector<std::string> restore_findings_;       // the last restore's, judged if it trains on
+    std::optional<std::int64_t> layout_judged_step_;  // the write whose export was last judged
 };
 
 }  // namespace ckpt::sim

@@ -3,6 +3,7 @@
 #include "sim/checks/trainer_best_checker.hpp"
 
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/checks/disk_truth.hpp"
 #include "sim/checks/top_level_fields.hpp"
 #include "sim/events/job_constants.hpp"
 
@@ -15,10 +16,6 @@ namespace {
 template <typename T>
 json or_null(const std::optional<T>& value) {
     return value ? json(*value) : json(nullptr);
-}
-
-std::string checkpoint_path(std::int64_t step) {
-    return std::string(kOutputDir) + "/" + checkpoint_dir_name(step);
 }
 
 // The three members Transformers' best tracking writes; the rest of the (large) file is
