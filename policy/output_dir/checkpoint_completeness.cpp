@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/base/plain_json.hpp"
 #include "policy/formats/trainer_state_probe.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/file_system_error.hpp"
@@ -25,7 +26,7 @@ std::string why_checkpoint_is_incomplete(FileSystem& fs, const std::string& outp
     } catch (const FileSystemError& error) {
         return std::string("trainer_state.json cannot be read: ") + error.what();
     }
-    const auto state = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const auto state = parse_json_or_discarded(text);
     if (state.is_discarded()) {
         return "trainer_state.json is not valid JSON (a torn write)";
     }

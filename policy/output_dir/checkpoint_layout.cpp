@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/base/mutants.hpp"
+#include "policy/base/plain_json.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/formats/trainer_state_probe.hpp"
 #include "policy/ports/file_system_error.hpp"
@@ -80,8 +81,7 @@ bool checkpoint_records_best(FileSystem& fs, const std::string& output_dir, std:
     } catch (const FileSystemError&) {
         return false;
     }
-    const auto saved =
-        find_saved_trigger_callback(nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false));
+    const auto saved = find_saved_trigger_callback(parse_json_or_discarded(bytes));
     if (!saved) {
         return true;
     }

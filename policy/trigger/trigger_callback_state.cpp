@@ -3,6 +3,7 @@
 #include "policy/base/errors.hpp"
 #include "policy/base/json_object.hpp"
 #include "policy/base/mutants.hpp"
+#include "policy/base/plain_json.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/file_system_error.hpp"
@@ -163,7 +164,7 @@ void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step
     } catch (const FileSystemError&) {
         return;  // the trainer itself failed or will fail this resume; the sidecar still applies
     }
-    const auto document = json::parse(bytes, nullptr, false);
+    const auto document = parse_json_or_discarded(bytes);
     const auto saved = document.is_object() ? find_saved_trigger_callback(document) : std::nullopt;
     if (!saved || !saved->state.is_object()) {
         return;  // a checkpoint without this callback's state: start as configured, as Transformers

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "policy/base/plain_json.hpp"
 #include "policy/formats/document_migrations.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/output_dir/model_weights.hpp"
@@ -302,7 +303,7 @@ class Simulation final : public EventSink {
         if (resume_step) {
             const auto path =
                 join_path(join_path(kOutputDir, checkpoint_dir_name(*resume_step)), kTrainerStateName);
-            job.resume_trainer_state = migrate_trainer_state(json::parse(world_.fs.read_file(path)));
+            job.resume_trainer_state = migrate_trainer_state(parse_json(world_.fs.read_file(path)));
         }
         scheduler_ = &scheduler;
         emit(IncarnationBegan{incarnation, scenario.job.ranks, resume_step});

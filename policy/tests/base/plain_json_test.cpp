@@ -1,0 +1,245 @@
+// parse_plain_json against nlohmann::json::parse, the parser it stands in for: on every text it
+// either declines or gives the same tree, value type for value type (unsigned, signed, double,
+// bit-identical doubles); parse_json and parse_json_or_discarded end as nlohmann ends, error
+// included. Texts: hand-picked edge cases, random documents and random byte edits of them.
+#include "policy/base/plain_json.hpp"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+
+// Equal as trees and as types at every node: json's operator== calls 5u and 5 equal.
+bool same_tree(const json& a, const json& b) {
+    if (a.type() != b.type()) {
+        return false;
+    }
+    if (a.is_discarded()) {
+        return true;  // json's operator== calls two discarded values unequal
+    }
+    switch (a.type()) {
+        case json::value_t::object: {
+            if (a.size() != b.size()) {
+                return false;
+            }
+            for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
+                if (ia.key() != ib.key() || !same_tree(*ia, *ib)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        case json::value_t::array: {
+            if (a.size() != b.size()) {
+                return false;
+            }
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                if (!same_tree(a[i], b[i])) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        case json::value_t::number_float: {
+            const double x = a.get<double>();
+            const double y = b.get<double>();
+            return std::memcmp(&x, &y, sizeof x) == 0;
+        }
+        default:
+            return a == b;
+    }
+}
+
+// The fast path declines or agrees, and the two entry points end exactly as nlohmann does.
+void expect_agrees(const std::string& text) {
+    const auto plain = parse_plain_json(text);
+    const json discarded = json::parse(text, nullptr, false);
+    EXPECT_TRUE(same_tree(parse_json_or_discarded(text), discarded)) << text;
+    if (plain) {
+        EXPECT_FALSE(discarded.is_discarded()) << "accepted invalid JSON: " << text;
+        EXPECT_TRUE(same_tree(*plain, discarded)) << text;
+    }
+    std::string expected_error;
+    json expected;
+    try {
+        expected = json::parse(text);
+    } catch (const json::exception& error) {
+        expected_error = error.what();
+    }
+    try {
+        const json actual = parse_json(text);
+        EXPECT_EQ(expected_error, "") << text;
+        EXPECT_TRUE(same_tree(actual, expected)) << text;
+    } catch (const json::exception& error) {
+        EXPECT_EQ(std::string(error.what()), expected_error) << text;
+    }
+}
+
+TEST(PlainJson, TakesTheDocumentsCkptsimWrites) {
+    const std::string document = R"({
+  "best_metric": null,
+  "epoch": 0.2,
+  "global_step": 10,
+  "log_history": [{"loss": 1.5, "step": 5}],
+  "stateful_callbacks": {"TrainerControl": {"args": {"should_save": true}, "attributes": {}}},
+  "total_flos": 0.0,
+  "negative": -3,
+  "tiny": 1e-05
+})";
+    const auto plain = parse_plain_json(document);
+    ASSERT_TRUE(plain.has_value());
+    EXPECT_TRUE(same_tree(*plain, json::parse(document)));
+    EXPECT_TRUE((*plain)["global_step"].is_number_unsigned());
+    EXPECT_TRUE((*plain)["negative"].is_number_integer());
+    EXPECT_FALSE((*plain)["negative"].is_number_unsigned());
+    EXPECT_TRUE((*plain)["total_flos"].is_number_float());
+}
+
+TEST(PlainJson, EdgeCasesDeclineOrAgree) {
+    const std::vector<std::string> texts = {
+        "",
+        " ",
+        "0",
+        "-0",
+        "-0.0",
+        "01",
+        "-",
+        "1.",
+        ".5",
+        "1e",
+        "1e+",
+        "1E-2",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "5e-324",
+        "123456789012345678",
+        "1234567890123456789",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "0.1",
+        "3.141592653589793238462643383279",
+        "true",
+        "tru",
+        "false ",
+        "null x",
+        "nul",
+        R"("a\"b")",
+        R"("\u00e9")",
+        "\"caf\xc3\xa9\"",
+        "\"tab\there\"",
+        "\"unterminated",
+        "{\"a\":1,\"a\":2}",
+        "{\"a\":1,}",
+        "[1,]",
+        "[,1]",
+        "{,}",
+        "{\"a\" 1}",
+        "{1:2}",
+        "[[[[]]]]",
+        std::string(70, '[') + std::string(70, ']'),
+        std::string(64, '[') + std::string(64, ']'),
+        "\xef\xbb\xbf{}",
+        std::string("{}\0", 3),
+        std::string("{\"a\0\":1}", 8),
+        "{}{}",
+        "\t\r\n[ 1 ,\t2 ]\n",
+        "[1 2]",
+        "\x0c[]",
+        "+1",
+        "[-]",
+        "[1e5, 1E5, 1.5e-3, -2.0E+10]",
+    };
+    for (const auto& text : texts) {
+        expect_agrees(text);
+    }
+}
+
+TEST(PlainJson, DeclinesWhatItDoesNotDecide) {
+    EXPECT_FALSE(parse_plain_json(R"("a\nb")"));
+    EXPECT_FALSE(parse_plain_json("\"caf\xc3\xa9\""));
+    EXPECT_FALSE(parse_plain_json("12345678901234567890"));
+    EXPECT_FALSE(parse_plain_json("1e400"));
+    EXPECT_FALSE(parse_plain_json(std::string(70, '[') + std::string(70, ']')));
+    EXPECT_FALSE(parse_plain_json("{} x"));
+}
+
+// A random JSON document, mostly within the plain subset, with a few values outside it.
+rc::Gen<json> gen_value(int depth) {
+    auto scalar = rc::gen::oneOf(
+        rc::gen::map(rc::gen::arbitrary<std::int64_t>(), [](std::int64_t v) { return json(v); }),
+        rc::gen::map(rc::gen::arbitrary<std::uint64_t>(), [](std::uint64_t v) { return json(v); }),
+        rc::gen::map(rc::gen::arbitrary<double>(),
+                     [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); }),
+        rc::gen::map(rc::gen::arbitrary<bool>(), [](bool v) { return json(v); }),
+        rc::gen::map(rc::gen::arbitrary<std::string>(), [](std::string v) { return json(std::move(v)); }),
+        rc::gen::map(rc::gen::string<std::string>(), [](std::string v) { return json(std::move(v)); }));
+    if (depth <= 0) {
+        return scalar;
+    }
+    return rc::gen::oneOf(
+        scalar,
+        rc::gen::map(rc::gen::container<std::vector<json>>(gen_value(depth - 1)),
+                     [](std::vector<json> items) { return json(std::move(items)); }),
+        rc::gen::map(rc::gen::container<std::vector<std::pair<std::string, json>>>(
+                         rc::gen::pair(rc::gen::string<std::string>(), gen_value(depth - 1))),
+                     [](const std::vector<std::pair<std::string, json>>& members) {
+                         json object = json::object();
+                         for (const auto& [key, value] : members) {
+                             object[key] = value;
+                         }
+                         return object;
+                     }));
+}
+
+RC_GTEST_PROP(PlainJson, RandomDocumentsAgreeWithNlohmann, ()) {
+    const json document = *gen_value(2);
+    const int indent = *rc::gen::element(-1, 0, 2);
+    const std::string text = document.dump(indent, ' ', false, json::error_handler_t::replace);
+    const auto plain = parse_plain_json(text);
+    const json expected = json::parse(text);
+    if (plain) {
+        RC_ASSERT(same_tree(*plain, expected));
+    }
+    RC_ASSERT(same_tree(parse_json(text), expected));
+}
+
+RC_GTEST_PROP(PlainJson, DamagedDocumentsEndAsNlohmannEnds, ()) {
+    const json document = *gen_value(2);
+    std::string text = document.dump(2, ' ', false, json::error_handler_t::replace);
+    const int edits = *rc::gen::inRange(1, 4);
+    for (int i = 0; i < edits && !text.empty(); ++i) {
+        const auto at = *rc::gen::inRange<std::size_t>(0, text.size());
+        switch (*rc::gen::inRange(0, 3)) {
+            case 0:
+                text[at] = *rc::gen::element('"', '\\', ',', ':', '{', '}', '[', ']', '-', '.', 'e', '0', '9',
+                                             ' ', '\0', '\x7f', '\x80');
+                break;
+            case 1:
+                text.erase(at, 1);
+                break;
+            default:
+                text.resize(at);
+                break;
+        }
+    }
+    const auto plain = parse_plain_json(text);
+    const json discarded = json::parse(text, nullptr, false);
+    if (plain) {
+        RC_ASSERT(!discarded.is_discarded());
+        RC_ASSERT(same_tree(*plain, discarded));
+    }
+    RC_ASSERT(same_tree(parse_json_or_discarded(text), discarded));
+}
+
+}  // namespace
+}  // namespace ckpt
