@@ -187,7 +187,8 @@ nlohmann::json export_stateful_callbacks(const std::vector<const ExportableState
 }
 
 nlohmann::json refresh_stateful_callbacks(const nlohmann::json& stored,
-                                          const std::vector<const ExportableState*>& callbacks) {
+                                          const std::vector<const ExportableState*>& callbacks,
+                                          const nlohmann::json* exported) {
     check_unique_state_keys(describe_callbacks(callbacks));
     if (mutants::is_active(mutants::Mutant::stale_callback_state)) {
         // Seed 000: only the control was brought up to date before trainer_state.json.
@@ -213,7 +214,7 @@ nlohmann::json refresh_stateful_callbacks(const nlohmann::json& stored,
         }
         return refreshed;
     }
-    return export_stateful_callbacks(callbacks);
+    return exported != nullptr ? *exported : export_stateful_callbacks(callbacks);
 }
 
 std::vector<ConfiguredCallback> describe_callbacks(const std::vector<const ExportableState*>& callbacks) {

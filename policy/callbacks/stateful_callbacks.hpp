@@ -39,8 +39,11 @@ nlohmann::json export_stateful_callbacks(const std::vector<const ExportableState
 // stateful_callbacks carried since training began or resumed; the correct refresh ignores it
 // and returns export_stateful_callbacks(callbacks). It is a parameter because the mutation
 // catalogue's stale_callback_state and duplicate_list_grows bugs are refreshes that read it.
+// A writer that has just exported the same callbacks passes that export as `exported`, and the
+// correct refresh returns a copy of it instead of asking every callback for its state again.
 nlohmann::json refresh_stateful_callbacks(const nlohmann::json& stored,
-                                          const std::vector<const ExportableState*>& callbacks);
+                                          const std::vector<const ExportableState*>& callbacks,
+                                          const nlohmann::json* exported = nullptr);
 
 // A callback in the current configuration, as the restore planner sees it.
 struct ConfiguredCallback {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "policy/base/plain_json_dump.hpp"
 #include "policy/callbacks/stateful_callbacks.hpp"
 #include "policy/formats/document_migrations.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
@@ -254,10 +255,11 @@ void RankTrainer::stamp_if_created(const std::string& path) {
 
 void RankTrainer::write_trainer_state(const std::string& directory) {
     // Refresh every exportable callback, then write trainer_state.json last.
-    const auto live = export_stateful_callbacks(stateful_callbacks());
+    const auto callbacks = stateful_callbacks();
+    const auto live = export_stateful_callbacks(callbacks);
     stored_callbacks_ = job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append
-                            ? append_refreshed_states(stored_callbacks_, live)
-                            : refresh_stateful_callbacks(stored_callbacks_, stateful_callbacks());
+                            ? append_refreshed_states(std::move(stored_callbacks_), live)
+                            : refresh_stateful_callbacks(stored_callbacks_, callbacks, &live);
     json state = {
         {"global_step", global_step_},
         {"epoch",
@@ -270,7 +272,7 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     stamp_trainer_state_version(state);
     std::string bytes;
     try {
-        bytes = state.dump(2);
+        bytes = dump_json(state, 2);
     } catch (...) {
         stored_callbacks_ = std::move(state["stateful_callbacks"]);
         throw;

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "policy/tests/support/random_json.hpp"
+
 namespace ckpt {
 namespace {
 
@@ -173,36 +175,8 @@ TEST(PlainJson, DeclinesWhatItDoesNotDecide) {
     EXPECT_FALSE(parse_plain_json("{} x"));
 }
 
-// A random JSON document, mostly within the plain subset, with a few values outside it.
-rc::Gen<json> gen_value(int depth) {
-    auto scalar = rc::gen::oneOf(
-        rc::gen::map(rc::gen::arbitrary<std::int64_t>(), [](std::int64_t v) { return json(v); }),
-        rc::gen::map(rc::gen::arbitrary<std::uint64_t>(), [](std::uint64_t v) { return json(v); }),
-        rc::gen::map(rc::gen::arbitrary<double>(),
-                     [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); }),
-        rc::gen::map(rc::gen::arbitrary<bool>(), [](bool v) { return json(v); }),
-        rc::gen::map(rc::gen::arbitrary<std::string>(), [](std::string v) { return json(std::move(v)); }),
-        rc::gen::map(rc::gen::string<std::string>(), [](std::string v) { return json(std::move(v)); }));
-    if (depth <= 0) {
-        return scalar;
-    }
-    return rc::gen::oneOf(
-        scalar,
-        rc::gen::map(rc::gen::container<std::vector<json>>(gen_value(depth - 1)),
-                     [](std::vector<json> items) { return json(std::move(items)); }),
-        rc::gen::map(rc::gen::container<std::vector<std::pair<std::string, json>>>(
-                         rc::gen::pair(rc::gen::string<std::string>(), gen_value(depth - 1))),
-                     [](const std::vector<std::pair<std::string, json>>& members) {
-                         json object = json::object();
-                         for (const auto& [key, value] : members) {
-                             object[key] = value;
-                         }
-                         return object;
-                     }));
-}
-
 RC_GTEST_PROP(PlainJson, RandomDocumentsAgreeWithNlohmann, ()) {
-    const json document = *gen_value(2);
+    const json document = *test::gen_json_value(2);
     const int indent = *rc::gen::element(-1, 0, 2);
     const std::string text = document.dump(indent, ' ', false, json::error_handler_t::replace);
     const auto plain = parse_plain_json(text);
@@ -214,7 +188,7 @@ RC_GTEST_PROP(PlainJson, RandomDocumentsAgreeWithNlohmann, ()) {
 }
 
 RC_GTEST_PROP(PlainJson, DamagedDocumentsEndAsNlohmannEnds, ()) {
-    const json document = *gen_value(2);
+    const json document = *test::gen_json_value(2);
     std::string text = document.dump(2, ' ', false, json::error_handler_t::replace);
     const int edits = *rc::gen::inRange(1, 4);
     for (int i = 0; i < edits && !text.empty(); ++i) {
