@@ -256,7 +256,7 @@ void RankTrainer::stamp_if_created(const std::string& path) {
 void RankTrainer::write_trainer_state(const std::string& directory) {
     // Refresh every exportable callback, then write trainer_state.json last.
     const auto callbacks = stateful_callbacks();
-    const auto live = export_stateful_callbacks(callbacks);
+    auto live = export_stateful_callbacks(callbacks);
     stored_callbacks_ = job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append
                             ? append_refreshed_states(std::move(stored_callbacks_), live)
                             : refresh_stateful_callbacks(stored_callbacks_, callbacks, &live);
@@ -285,12 +285,15 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     emit(CrashPointPassed{CrashPoint::inside_trainer_state_write, rank_});
     job_.fs.write_file(path, bytes);
     // Recorded as soon as the bytes are in the page cache (a killed process leaves them there,
-    // complete), and again once they are durable.
-    const auto policy_state = trigger_->policy().state();
-    const TrainerStateWritten written{global_step_, last_decision_score_, policy_state, live, bytes};
+    // complete), and again once they are durable. The record takes the export and the bytes by
+    // move; both events read them from there.
+    last_trainer_state_ = LastTrainerState{global_step_, last_decision_score_, trigger_->policy().state(),
+                                           std::move(live), std::move(bytes)};
+    const auto& last = *last_trainer_state_;
+    const TrainerStateWritten written{last.step, last.score, last.policy_state, last.callback_states,
+                                      last.bytes};
     emit(written);
     emit(CrashPointPassed{CrashPoint::before_checkpoint_fsync, rank_});
-    last_trainer_state_ = LastTrainerState{global_step_, last_decision_score_, policy_state, live, bytes};
     if (job_.scenario.trainer.checkpoint_fsync) {
         job_.fs.fsync_file(path);
         job_.fs.fsync_dir(directory);
