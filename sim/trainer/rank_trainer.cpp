@@ -65,7 +65,7 @@ void RankTrainer::train_begin() {
         job_.scenario.trainer.restore_callback_states_from_checkpoint;
     args.refresh_appends_duplicate_states =
         job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
-    for (const auto& [class_name, data] : stored_callbacks_.items()) {
+    for (const auto& [class_name, data] : stored_callbacks().items()) {
         if (data.is_array()) {
             args.stateful_classes_with_several_callbacks.push_back(class_name);
         }
@@ -257,9 +257,14 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     // Refresh every exportable callback, then write trainer_state.json last.
     const auto callbacks = stateful_callbacks();
     auto live = export_stateful_callbacks(callbacks);
-    stored_callbacks_ = job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append
-                            ? append_refreshed_states(std::move(stored_callbacks_), live)
-                            : refresh_stateful_callbacks(stored_callbacks_, callbacks, &live);
+    if (job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append) {
+        // Appending needs a document of this rank's own: the first write after a resume copies.
+        stored_callbacks_ = append_refreshed_states(
+            resumed_callbacks_ != nullptr ? *resumed_callbacks_ : std::move(stored_callbacks_), live);
+    } else {
+        stored_callbacks_ = refresh_stateful_callbacks(stored_callbacks(), callbacks, &live);
+    }
+    resumed_callbacks_ = nullptr;
     json state = {
         {"global_step", global_step_},
         {"epoch",

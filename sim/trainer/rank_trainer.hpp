@@ -82,7 +82,13 @@ class RankTrainer {
     std::vector<std::unique_ptr<ExportableState>> callbacks_;
     TriggerCallback* trigger_ = nullptr;
     std::vector<EarlyStoppingCallback*> early_stopping_;
-    // TrainerState.stateful_callbacks as carried since train start or resume.
+    // TrainerState.stateful_callbacks as carried since train start or resume. After a resume every
+    // rank reads the job's parsed document (resumed_callbacks_); a rank copies it into
+    // stored_callbacks_ only when it writes a trainer_state.json of its own.
+    const nlohmann::json& stored_callbacks() const noexcept {
+        return resumed_callbacks_ != nullptr ? *resumed_callbacks_ : stored_callbacks_;
+    }
+    const nlohmann::json* resumed_callbacks_ = nullptr;
     nlohmann::json stored_callbacks_;
     std::int64_t global_step_ = 0;
     std::uint64_t agreement_sequence_ = 0;

@@ -71,7 +71,7 @@ void RankTrainer::move_restored_callbacks_to_end(const std::vector<bool>& restor
     // Stored classes in their JSON (sorted) order; within a class, the restored callbacks in list
     // order. Under state keys a restore may skip a callback, which then stays where it was.
     std::vector<std::unique_ptr<ExportableState>> moved;
-    for (const auto& [class_name, data] : stored_callbacks_.items()) {
+    for (const auto& [class_name, data] : stored_callbacks().items()) {
         for (std::size_t index = 0; index < callbacks_.size(); ++index) {
             auto& callback = callbacks_[index];
             if (restored[index] && callback && callback->class_name() == class_name) {
@@ -99,7 +99,9 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     const auto& state = job_.resume_trainer_state;
     global_step_ = state.at("global_step").get<std::int64_t>();
     best_ = TrainerBest::from_trainer_state(state);  // TrainerState.load_from_json
-    stored_callbacks_ = state.value("stateful_callbacks", json::object());
+    static const json no_callbacks = json::object();
+    const auto found = state.find("stateful_callbacks");
+    resumed_callbacks_ = found != state.end() ? &*found : &no_callbacks;
     if (!job_.scenario.trainer.restore_callback_states_from_checkpoint) {
         // Transformers' default: _load_callback_state returns at once, every callback keeps
         // the state it was configured with (nothing is restored, so P10 has nothing to judge).
@@ -119,7 +121,7 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
         configured.push_back(std::move(callback));
     }
     configured.push_back(std::make_unique<TrainerControl>(control_));
-    auto restored = restore_stateful_callbacks(stored_callbacks_, std::move(configured), registry);
+    auto restored = restore_stateful_callbacks(stored_callbacks(), std::move(configured), registry);
 
     control_ = dynamic_cast<const TrainerControl&>(*restored.callbacks.back());
     restored.callbacks.pop_back();
