@@ -67,25 +67,35 @@ CheckpointEvaluationDecision CheckpointEvaluationDecision::from_dict(const nlohm
     if (!payload.is_object()) {
         throw ValueError("checkpoint evaluation decision must be a mapping");
     }
+    // One search per field: the values are read from where the presence check found them.
+    std::array<const nlohmann::json*, kRequiredFields.size()> values{};
     std::string missing;
-    for (const auto field : kRequiredFields) {
-        if (!payload.contains(field)) {
-            missing += (missing.empty() ? "'" : ", '") + std::string(field) + "'";
+    for (std::size_t i = 0; i < kRequiredFields.size(); ++i) {
+        const auto found = payload.find(kRequiredFields[i]);
+        if (found == payload.end()) {
+            missing += (missing.empty() ? "'" : ", '") + std::string(kRequiredFields[i]) + "'";
+        } else {
+            values[i] = &*found;
         }
     }
     if (!missing.empty()) {
         throw ValueError("checkpoint evaluation decision missing fields: [" + missing + "]");
     }
+    // kRequiredFields' order: best_score, best_step, evaluation_count, lower_score_streak, reason,
+    // score, should_save, should_stop, step. The conversions run in the seed's order, so the
+    // first invalid field is the one whose error is raised.
+    const auto& [best_score, best_step, evaluation_count, lower_score_streak, reason, score, should_save,
+                 should_stop, step] = values;
     CheckpointEvaluationDecision decision;
-    decision.score = python::to_float(payload.at("score"));
-    decision.step = python::to_int(payload.at("step"));
-    decision.should_save = python::truthy(payload.at("should_save"));
-    decision.should_stop = python::truthy(payload.at("should_stop"));
-    decision.reason = parse_decision_reason(python::str(payload.at("reason")));
-    decision.best_score = python::to_float(payload.at("best_score"));
-    decision.best_step = python::to_int(payload.at("best_step"));
-    decision.lower_score_streak = python::to_int(payload.at("lower_score_streak"));
-    decision.evaluation_count = python::to_int(payload.at("evaluation_count"));
+    decision.score = python::to_float(*score);
+    decision.step = python::to_int(*step);
+    decision.should_save = python::truthy(*should_save);
+    decision.should_stop = python::truthy(*should_stop);
+    decision.reason = parse_decision_reason(python::str(*reason));
+    decision.best_score = python::to_float(*best_score);
+    decision.best_step = python::to_int(*best_step);
+    decision.lower_score_streak = python::to_int(*lower_score_streak);
+    decision.evaluation_count = python::to_int(*evaluation_count);
     const auto external = payload.find("best_is_external");
     decision.best_is_external = external != payload.end() && python::truthy(*external);
     return decision;
