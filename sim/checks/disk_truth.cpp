@@ -62,8 +62,17 @@ std::string checkpoint_path(std::int64_t step) {
     return join_path(kOutputDir, checkpoint_dir_name(step));
 }
 
+// Built in one buffer: the crash-point checks ask for it at every passage that found a change.
+std::string trainer_state_path(std::int64_t step) {
+    std::string path = checkpoint_path(step);
+    path.reserve(path.size() + 1 + std::string_view(kTrainerStateName).size());
+    path += '/';
+    path += kTrainerStateName;
+    return path;
+}
+
 bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::int64_t step) {
-    const auto path = join_path(checkpoint_path(step), kTrainerStateName);
+    const auto path = trainer_state_path(step);
     // Most checks see exactly the bytes the trainer wrote (a ledger record names global_step N);
     // comparing them is far cheaper than parsing, and this runs at every crash point passed.
     const auto record = ledger.checkpoints.find(step);
@@ -116,8 +125,7 @@ bool record_intact(const SimFileSystem& fs, const Ledger& ledger, const Checkpoi
     if (damaged != ledger.checkpoint_damaged.end() && damaged->second) {
         return false;
     }
-    return fs.content_equals(FsView::visible, join_path(checkpoint_path(record.step), kTrainerStateName),
-                             record.trainer_state_bytes);
+    return fs.content_equals(FsView::visible, trainer_state_path(record.step), record.trainer_state_bytes);
 }
 
 // The sidecar counts when its best is intact (or external); so does every intact checkpoint.
@@ -163,7 +171,7 @@ json state_mapping_of(std::string_view text, bool outer) {
     json mapping = json::object();
     for (std::size_t i = 0; i + 1 < kNames.size(); ++i) {
         if (!values[i].empty()) {
-            mapping[std::string(kNames[i])] = json::parse(values[i]);
+            mapping[std::string(kNames[i])] = parse_member_value(values[i]);
         }
     }
     if (outer && !values.back().empty()) {
@@ -176,8 +184,13 @@ json state_mapping_of(std::string_view text, bool outer) {
 
 // The DOM of the whole sidecar cost 33 k instructions per write; only what P2 and P9 read is built.
 SidecarReading read_durable_sidecar(const SimFileSystem& fs) {
+    static const std::string path = join_path(kOutputDir, kSidecarName);
+    return read_sidecar_bytes(fs.durable_content(path));
+}
+
+SidecarReading read_sidecar_bytes(std::optional<std::string> bytes) {
     SidecarReading sidecar;
-    sidecar.bytes = fs.durable_content(join_path(kOutputDir, kSidecarName));
+    sidecar.bytes = std::move(bytes);
     constexpr std::array<std::string_view, 2> kMembers = {"checkpoint_eval_state", "last_evaluated_step"};
     std::array<std::string_view, kMembers.size()> values;
     if (!sidecar.bytes || scan_json(*sidecar.bytes, kMembers, values) != JsonShape::object) {
@@ -185,7 +198,7 @@ SidecarReading read_durable_sidecar(const SimFileSystem& fs) {
     }
     sidecar.payload = json::object();
     if (!values[1].empty()) {
-        sidecar.payload["last_evaluated_step"] = json::parse(values[1]);
+        sidecar.payload["last_evaluated_step"] = parse_member_value(values[1]);
     }
     if (!values[0].empty()) {
         sidecar.has_policy_state = true;
