@@ -47,6 +47,15 @@ nlohmann::json parse_member_value(std::string_view text) {
     } else if (auto value = integer_value<std::uint64_t>(text)) {
         return std::move(*value);
     }
+    // The lexer reads any other number with strtod; from_chars rounds correctly too, so where it
+    // reads the whole lexeme without a range error both give the same double.
+    if (!text.empty() && (text.front() == '-' || (text.front() >= '0' && text.front() <= '9'))) {
+        double value = 0.0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error == std::errc() && end == text.data() + text.size()) {
+            return nlohmann::json(value);
+        }
+    }
     return nlohmann::json::parse(text);
 }
 

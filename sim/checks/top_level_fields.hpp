@@ -15,9 +15,10 @@
 namespace ckpt::sim {
 
 // What json::parse gives for `text`, which must be a valid JSON document with no surrounding
-// whitespace (a member's text as json_scanner.hpp locates it). The literals, integers that fit
-// and strings without escapes are built directly, in the types nlohmann's lexer picks (unsigned
-// for a non-negative integer, signed for a negative one); anything else goes through the parser.
+// whitespace (a member's text as json_scanner.hpp locates it). The literals, numbers and strings
+// without escapes are built directly, in the types nlohmann's lexer picks (unsigned for a
+// non-negative integer, signed for a negative one, else a double); anything else goes through
+// the parser.
 nlohmann::json parse_member_value(std::string_view text);
 
 // The named members of a document whose top level is an object; nothing when the text is not
