@@ -158,7 +158,7 @@ std::optional<std::string> stateful_callbacks_finding(const json& live,
         for (const auto& callback : expected.early_stopping) {
             states.push_back(expected_early_stopping_state(callback));
         }
-        const json want = states.size() == 1 ? states[0] : states;  // one is stored bare
+        const json& want = states.size() == 1 ? states[0] : states;  // one is stored bare
         if (live["EarlyStoppingCallback"] != want) {
             return "EarlyStoppingCallback is " + live["EarlyStoppingCallback"].dump() +
                    ", the layout gives " + want.dump();

@@ -72,9 +72,13 @@ void RetainedBestChecker::on(const CrashPointPassed& e) {
     for (const auto view : {FsView::visible, FsView::durable}) {
         const auto signature = context_.fs.stats().changes_to(view);
         auto& checked = checked_at_[static_cast<std::size_t>(view)];
-        if (signature != checked) {  // else nothing changed in this view since it was judged
+        // Else nothing changed in this view since it was judged. Once this incarnation reported,
+        // a check can report nothing more (report() says so), so only the signature is kept.
+        if (signature != checked) {
             checked = signature;
-            check_view(view, recovery_ran_, to_string(e.point));
+            if (!reported_) {
+                check_view(view, recovery_ran_, to_string(e.point));
+            }
         }
     }
 }
