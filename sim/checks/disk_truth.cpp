@@ -62,8 +62,17 @@ std::string checkpoint_path(std::int64_t step) {
     return join_path(kOutputDir, checkpoint_dir_name(step));
 }
 
+// Built in one buffer: the crash-point checks ask for it at every passage that found a change.
+std::string trainer_state_path(std::int64_t step) {
+    std::string path = checkpoint_path(step);
+    path.reserve(path.size() + 1 + std::string_view(kTrainerStateName).size());
+    path += '/';
+    path += kTrainerStateName;
+    return path;
+}
+
 bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::int64_t step) {
-    const auto path = join_path(checkpoint_path(step), kTrainerStateName);
+    const auto path = trainer_state_path(step);
     // Most checks see exactly the bytes the trainer wrote (a ledger record names global_step N);
     // comparing them is far cheaper than parsing, and this runs at every crash point passed.
     const auto record = ledger.checkpoints.find(step);
@@ -116,8 +125,7 @@ bool record_intact(const SimFileSystem& fs, const Ledger& ledger, const Checkpoi
     if (damaged != ledger.checkpoint_damaged.end() && damaged->second) {
         return false;
     }
-    return fs.content_equals(FsView::visible, join_path(checkpoint_path(record.step), kTrainerStateName),
-                             record.trainer_state_bytes);
+    return fs.content_equals(FsView::visible, trainer_state_path(record.step), record.trainer_state_bytes);
 }
 
 // The sidecar counts when its best is intact (or external); so does every intact checkpoint.
@@ -148,36 +156,63 @@ CheckpointEvaluationState expected_floor(const SimFileSystem& fs, const Ledger& 
 
 namespace {
 
-// What read_state looks at in a state mapping, built from the mapping's (already validated) text
-// alone: the six fields and, one level down, the nested "state" mapping's. A text that is not an
-// object is parsed whole; read_state refuses it either way.
-json state_mapping_of(std::string_view text, bool outer) {
+// read_state of a state mapping, from the mapping's (already validated) text alone: the six
+// fields, or, when it nests a "state" member, that member's six fields, each parsed on its own
+// into the value the whole document's parse would hold. No tree of the mapping is built.
+std::optional<CheckpointEvaluationState> state_of_mapping(std::string_view text) {
     constexpr std::array<std::string_view, 7> kNames = {
         "best_score",       "best_step", "lower_score_streak", "evaluation_count", "stop_requested",
         "best_is_external", "state"};
+    constexpr std::size_t kFields = kNames.size() - 1;
     std::array<std::string_view, kNames.size()> values;
-    const auto names = std::span(kNames).first(outer ? kNames.size() : kNames.size() - 1);
-    if (scan_json(text, names, std::span(values).first(names.size())) != JsonShape::object) {
-        return json::parse(text, nullptr, false);
+    if (scan_json(text, kNames, values) != JsonShape::object) {
+        return std::nullopt;  // read_state refuses what is not a mapping
     }
-    json mapping = json::object();
-    for (std::size_t i = 0; i + 1 < kNames.size(); ++i) {
-        if (!values[i].empty()) {
-            mapping[std::string(kNames[i])] = json::parse(values[i]);
+    if (!values.back().empty()) {
+        const std::string_view nested = values.back();
+        if (scan_json(nested, std::span(kNames).first(kFields), std::span(values).first(kFields)) !=
+            JsonShape::object) {
+            return std::nullopt;
         }
     }
-    if (outer && !values.back().empty()) {
-        mapping["state"] = state_mapping_of(values.back(), false);
+    const auto field = [&](std::size_t i) {
+        return values[i].empty() ? json() : parse_member_value(values[i]);
+    };
+    // read_state's rules, field by field: an absent or mistyped field keeps its default.
+    CheckpointEvaluationState s;
+    if (const auto v = field(0); v.is_number()) {
+        s.best_score = v.get<double>();
     }
-    return mapping;
+    if (const auto v = field(1); v.is_number_integer()) {
+        s.best_step = v.get<std::int64_t>();
+    }
+    if (const auto v = field(2); v.is_number_integer()) {
+        s.lower_score_streak = v.get<std::int64_t>();
+    }
+    if (const auto v = field(3); v.is_number_integer()) {
+        s.evaluation_count = v.get<std::int64_t>();
+    }
+    if (const auto v = field(4); v.is_boolean()) {
+        s.stop_requested = v.get<bool>();
+    }
+    if (const auto v = field(5); v.is_boolean()) {
+        s.best_is_external = v.get<bool>();
+    }
+    return s;
 }
 
 }  // namespace
 
-// The DOM of the whole sidecar cost 33 k instructions per write; only what P2 and P9 read is built.
+// The DOM of the whole sidecar cost 33 k instructions per write; only what P2 and P9 read is built,
+// and of the state mapping only the state read_state would read from it.
 SidecarReading read_durable_sidecar(const SimFileSystem& fs) {
+    static const std::string path = join_path(kOutputDir, kSidecarName);
+    return read_sidecar_bytes(fs.durable_content(path));
+}
+
+SidecarReading read_sidecar_bytes(std::optional<std::string> bytes) {
     SidecarReading sidecar;
-    sidecar.bytes = fs.durable_content(join_path(kOutputDir, kSidecarName));
+    sidecar.bytes = std::move(bytes);
     constexpr std::array<std::string_view, 2> kMembers = {"checkpoint_eval_state", "last_evaluated_step"};
     std::array<std::string_view, kMembers.size()> values;
     if (!sidecar.bytes || scan_json(*sidecar.bytes, kMembers, values) != JsonShape::object) {
@@ -185,12 +220,11 @@ SidecarReading read_durable_sidecar(const SimFileSystem& fs) {
     }
     sidecar.payload = json::object();
     if (!values[1].empty()) {
-        sidecar.payload["last_evaluated_step"] = json::parse(values[1]);
+        sidecar.payload["last_evaluated_step"] = parse_member_value(values[1]);
     }
     if (!values[0].empty()) {
         sidecar.has_policy_state = true;
-        auto& mapping = sidecar.payload["checkpoint_eval_state"] = state_mapping_of(values[0], true);
-        sidecar.state = read_state(mapping);
+        sidecar.state = state_of_mapping(values[0]);
     }
     return sidecar;
 }

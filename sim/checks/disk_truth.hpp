@@ -23,6 +23,8 @@ std::string describe(const CheckpointEvaluationState& state);
 std::optional<CheckpointEvaluationState> read_state(const nlohmann::json& mapping);
 
 std::string checkpoint_path(std::int64_t step);
+// checkpoint-N/trainer_state.json under the output directory.
+std::string trainer_state_path(std::int64_t step);
 
 // Complete: trainer_state.json parses and names global_step `step`.
 bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::int64_t step);
@@ -39,5 +41,7 @@ CheckpointEvaluationState expected_floor(const SimFileSystem& fs, const Ledger& 
 // The durable sidecar as P2 and P9 read it. Its payload holds only what they read:
 // last_evaluated_step and, of checkpoint_eval_state, the fields read_state reads.
 SidecarReading read_durable_sidecar(const SimFileSystem& fs);
+// The same reading of sidecar bytes from any view (nothing when there are none).
+SidecarReading read_sidecar_bytes(std::optional<std::string> bytes);
 
 }  // namespace ckpt::sim

@@ -4,6 +4,8 @@
 #include "sim/checks/exportable_state_layout.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <initializer_list>
 #include <string_view>
 
@@ -24,14 +26,18 @@ bool has_exactly(const json& object, std::initializer_list<std::string_view> key
     return std::all_of(keys.begin(), keys.end(), [&](std::string_view key) { return object.contains(key); });
 }
 
+// The expected values are assigned member by member rather than written as nested initializer
+// lists, which build every pair as an array first: the layout is judged at every checkpoint write.
 json expected_early_stopping_state(const ExpectedEarlyStopping& callback) {
-    json state = {
-        {"args",
-         {{"early_stopping_patience", callback.patience}, {"early_stopping_threshold", callback.threshold}}},
-        {"attributes",
-         {{"early_stopping_patience_counter", callback.counter},
-          {"best_metric", callback.best ? json(*callback.best) : json(nullptr)}}},
-    };
+    json args = json::object();
+    args["early_stopping_patience"] = callback.patience;
+    args["early_stopping_threshold"] = callback.threshold;
+    json attributes = json::object();
+    attributes["best_metric"] = callback.best ? json(*callback.best) : json(nullptr);
+    attributes["early_stopping_patience_counter"] = callback.counter;
+    json state = json::object();
+    state["args"] = std::move(args);
+    state["attributes"] = std::move(attributes);
     if (callback.keyed) {
         state["state_key"] = expected_state_key(callback.patience, callback.threshold);
     }
@@ -42,14 +48,46 @@ json expected_trigger_args(const ExpectedStatefulCallbacks& expected) {
     auto gates = expected.gate_steps;
     std::sort(gates.begin(), gates.end());
     gates.erase(std::unique(gates.begin(), gates.end()), gates.end());
-    return {{"enabled", true},
-            {"patience", expected.policy.patience},
-            {"tie_policy", reference_tie_policy_name(expected.policy.tie_policy)},
-            {"patience_start_step", expected.policy.patience_start_step},
-            {"gate_steps", gates},
-            {"regular_steps", expected.regular_steps ? json(*expected.regular_steps) : json(nullptr)},
-            {"save_total_limit", expected.save_total_limit},
-            {"output_dir", kOutputDir}};
+    json args = json::object();
+    args["enabled"] = true;
+    args["gate_steps"] = gates;
+    args["output_dir"] = kOutputDir;
+    args["patience"] = expected.policy.patience;
+    args["patience_start_step"] = expected.policy.patience_start_step;
+    args["regular_steps"] = expected.regular_steps ? json(*expected.regular_steps) : json(nullptr);
+    args["save_total_limit"] = expected.save_total_limit;
+    args["tie_policy"] = reference_tie_policy_name(expected.policy.tie_policy);
+    return args;
+}
+
+// An integer as json::parse reads its text: unsigned when not negative.
+json lexed_integer(std::int64_t value) {
+    return value >= 0 ? json(static_cast<std::uint64_t>(value)) : json(value);
+}
+
+// The checkpoint_eval_state member of the oracle's sidecar document (sidecar_oracle_format.hpp)
+// as json::parse reads it back. Built member by member: every value the document writes parses
+// back to itself (a finite float's repr round-trips), so parsing the text would only cost more
+// than the judgement it serves. A non-finite best, which the text cannot hold, takes the text's
+// own path, as before.
+json oracle_policy_mapping(const PolicySettings& settings, const CheckpointEvaluationState& state) {
+    if (state.best_score && !std::isfinite(*state.best_score)) {
+        return json::parse(oracle_sidecar_text(settings, state, std::nullopt))["checkpoint_eval_state"];
+    }
+    json inner = json::object();
+    inner["best_is_external"] = state.best_is_external;
+    inner["best_score"] = state.best_score ? json(*state.best_score) : json(nullptr);
+    inner["best_step"] = state.best_step ? lexed_integer(*state.best_step) : json(nullptr);
+    inner["evaluation_count"] = lexed_integer(state.evaluation_count);
+    inner["lower_score_streak"] = lexed_integer(state.lower_score_streak);
+    inner["stop_requested"] = state.stop_requested;
+    json mapping = json::object();
+    mapping["patience"] = lexed_integer(settings.patience);
+    mapping["patience_start_step"] = lexed_integer(settings.patience_start_step);
+    mapping["state"] = std::move(inner);
+    mapping["tie_policy"] = reference_tie_policy_name(settings.tie_policy);
+    mapping["version"] = lexed_integer(1);
+    return mapping;
 }
 
 std::optional<std::string> trigger_finding(const json& state, const ExpectedStatefulCallbacks& expected) {
@@ -68,11 +106,10 @@ std::optional<std::string> trigger_finding(const json& state, const ExpectedStat
         return "its attributes are not the seed's: " + attributes.dump();
     }
     if (expected.policy_state) {
-        const auto document =
-            json::parse(oracle_sidecar_text(expected.policy, *expected.policy_state, std::nullopt));
-        if (attributes["checkpoint_eval_state"] != document["checkpoint_eval_state"]) {
+        const auto mapping = oracle_policy_mapping(expected.policy, *expected.policy_state);
+        if (attributes["checkpoint_eval_state"] != mapping) {
             return "its checkpoint_eval_state is " + attributes["checkpoint_eval_state"].dump() +
-                   ", the ledger's state is " + document["checkpoint_eval_state"].dump();
+                   ", the ledger's state is " + mapping.dump();
         }
     }
     return std::nullopt;
@@ -121,7 +158,7 @@ std::optional<std::string> stateful_callbacks_finding(const json& live,
         for (const auto& callback : expected.early_stopping) {
             states.push_back(expected_early_stopping_state(callback));
         }
-        const json want = states.size() == 1 ? states[0] : states;  // one is stored bare
+        const json& want = states.size() == 1 ? states[0] : states;  // one is stored bare
         if (live["EarlyStoppingCallback"] != want) {
             return "EarlyStoppingCallback is " + live["EarlyStoppingCallback"].dump() +
                    ", the layout gives " + want.dump();

@@ -66,11 +66,10 @@ struct SidecarRecord {
 // The durable sidecar as read apart: its bytes, their parse, and the policy state inside.
 struct SidecarReading {
     std::optional<std::string> bytes;
-    nlohmann::json payload;         // discarded when the bytes do not parse
-    bool has_policy_state = false;  // the payload is an object holding checkpoint_eval_state
-    std::optional<CheckpointEvaluationState> state;
-
-    const nlohmann::json& policy_state() const { return payload.at("checkpoint_eval_state"); }
+    // An object holding last_evaluated_step when the bytes do; discarded when they do not parse.
+    nlohmann::json payload;
+    bool has_policy_state = false;  // the document is an object holding checkpoint_eval_state
+    std::optional<CheckpointEvaluationState> state;  // read_state of that member
 };
 
 // What the rules decided for the newest evaluation the simulator scored (reference_policy.hpp,

@@ -84,10 +84,8 @@ void LedgerWriter::on(const RecoveryFinished&) {
     if (!bytes || (ledger_.sidecar && ledger_.sidecar->bytes == *bytes)) {
         return;
     }
-    const auto payload = nlohmann::json::parse(*bytes, nullptr, false);
-    if (const auto state = payload.is_object()
-                               ? read_state(payload.value("checkpoint_eval_state", nlohmann::json()))
-                               : std::nullopt) {
+    // read_state of the document's checkpoint_eval_state, read without building the document.
+    if (const auto state = read_sidecar_bytes(bytes).state) {
         ledger_.sidecar = SidecarRecord{*state, *bytes, ledger_.current_node};
         ledger_.sidecar_damaged = false;
     }

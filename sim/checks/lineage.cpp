@@ -6,10 +6,16 @@
 
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "sim/checks/disk_truth.hpp"
+#include "sim/checks/top_level_fields.hpp"
 #include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
 namespace {
+
+const std::string& sidecar_path() {
+    static const std::string path = join_path(kOutputDir, kSidecarName);
+    return path;
+}
 
 const EvaluationRecord& at(const Ledger& ledger, int node) {
     return ledger.evaluations[static_cast<std::size_t>(node)];
@@ -57,7 +63,7 @@ const CheckpointRecord* visible_checkpoint(const SimFileSystem& fs, const Ledger
     if (damaged != ledger.checkpoint_damaged.end() && damaged->second) {
         return nullptr;
     }
-    const auto path = join_path(checkpoint_path(step), kTrainerStateName);
+    const auto path = trainer_state_path(step);
     return fs.content_equals(FsView::visible, path, record->second.trainer_state_bytes) ? &record->second
                                                                                         : nullptr;
 }
@@ -65,14 +71,12 @@ const CheckpointRecord* visible_checkpoint(const SimFileSystem& fs, const Ledger
 // The newest node continuing `base` whose state the visible sidecar holds, if its best is
 // external, absent, or a visible checkpoint written on its own history.
 std::optional<int> visible_sidecar_node(const SimFileSystem& fs, const Ledger& ledger, int base) {
-    const auto bytes = fs.content_in(FsView::visible, join_path(kOutputDir, kSidecarName));
-    if (!bytes || ledger.sidecar_damaged) {
+    if (ledger.sidecar_damaged) {
         return std::nullopt;
     }
-    const auto payload = nlohmann::json::parse(*bytes, nullptr, false);
-    const auto state = payload.is_object()
-                           ? read_state(payload.value("checkpoint_eval_state", nlohmann::json()))
-                           : std::nullopt;
+    // read_state of the parsed sidecar's checkpoint_eval_state, without building the document.
+    const auto reading = read_sidecar_bytes(fs.content_in(FsView::visible, sidecar_path()));
+    const auto& state = reading.state;
     if (!state) {
         return std::nullopt;
     }
@@ -119,11 +123,17 @@ KnownHistory known_history(const SimFileSystem& fs, const Ledger& ledger,
     if (restored_node != base) {
         // The restored state came from the sidecar: its step, unless it names none (a version 1
         // one, or a version 2 one written while the step was unknown).
-        const auto bytes = fs.content_in(FsView::visible, join_path(kOutputDir, kSidecarName));
-        const auto payload = bytes ? nlohmann::json::parse(*bytes, nullptr, false) : nlohmann::json();
-        if (payload.is_object()) {
-            known.seed_sidecar = payload.value("version", nlohmann::json()) == 1;
-            const auto step = payload.value("last_evaluated_step", nlohmann::json());
+        // Two members of the validated document, as its parse would give them.
+        const auto bytes = fs.content_in(FsView::visible, sidecar_path());
+        const auto payload =
+            bytes ? read_top_level_fields(*bytes, {"last_evaluated_step", "version"}) : std::nullopt;
+        if (payload) {
+            const auto member = [&](const char* name) {
+                const auto found = payload->find(name);
+                return found != payload->end() ? found->second : nlohmann::json();
+            };
+            known.seed_sidecar = member("version") == 1;
+            const auto step = member("last_evaluated_step");
             if (!known.seed_sidecar && step.is_number_integer()) {
                 known.horizon = step.get<std::int64_t>();
             }

@@ -96,10 +96,11 @@ void LinkChecker::on(const CrashPointPassed& e) {
     const bool fresh = changes != link_checked_at_ops_;
     if (fresh) {
         link_checked_at_ops_ = changes;
-        const auto step = visible_link_step(fs);
-        const bool link_present =
-            fs.link_target_in(FsView::visible, join_path(kOutputDir, kFinalCheckpointLink)).has_value();
-        link_check_was_ok_ = !link_present || (step && checkpoint_is_complete(fs, context_.ledger, *step));
+        // One lookup of the link serves both questions (visible_link_step is this parse of it).
+        static const std::string link = join_path(kOutputDir, kFinalCheckpointLink);
+        const auto target = fs.link_target_in(FsView::visible, link);
+        const auto step = target ? parse_checkpoint_step(*target) : std::nullopt;
+        link_check_was_ok_ = !target || (step && checkpoint_is_complete(fs, context_.ledger, *step));
         link_checked_step_ = step;
     }
     // A target an injected fault destroyed is excused until the next publication, and is not the

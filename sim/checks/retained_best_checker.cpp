@@ -72,9 +72,13 @@ void RetainedBestChecker::on(const CrashPointPassed& e) {
     for (const auto view : {FsView::visible, FsView::durable}) {
         const auto signature = context_.fs.stats().changes_to(view);
         auto& checked = checked_at_[static_cast<std::size_t>(view)];
-        if (signature != checked) {  // else nothing changed in this view since it was judged
+        // Else nothing changed in this view since it was judged. Once this incarnation reported,
+        // a check can report nothing more (report() says so), so only the signature is kept.
+        if (signature != checked) {
             checked = signature;
-            check_view(view, recovery_ran_, to_string(e.point));
+            if (!reported_) {
+                check_view(view, recovery_ran_, to_string(e.point));
+            }
         }
     }
 }
@@ -113,17 +117,19 @@ void RetainedBestChecker::read_view(FsView view) {
     reading.survivors.clear();
     for (const auto* candidate : candidates_in(view)) {
         const auto& known = *candidate;
-        if (!fs.is_dir_in(view, known.directory)) {
-            continue;
-        }
         const auto step = known.step;
-        reading.directories.push_back(step);
         const auto record = ledger.checkpoints.find(step);
         const auto damaged = ledger.checkpoint_damaged.find(step);
         const bool recorded =
             record != ledger.checkpoints.end() &&
             (damaged == ledger.checkpoint_damaged.end() || !damaged->second) &&
             fs.content_equals(view, known.trainer_state, record->second.trainer_state_bytes);
+        // A file found inside the directory proves it one (the lookup resolved it as a directory,
+        // links followed as is_dir_in follows them): only the others need asking.
+        if (!recorded && !fs.is_dir_in(view, known.directory)) {
+            continue;
+        }
+        reading.directories.push_back(step);
         if (recorded) {
             reading.complete.push_back(step);
             reading.survivors.push_back({step, record->second.score});

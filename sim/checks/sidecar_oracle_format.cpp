@@ -12,8 +12,19 @@
 namespace ckpt::sim {
 namespace {
 
-std::string integer_text_or_null(const std::optional<std::int64_t>& value) {
-    return value ? std::to_string(*value) : std::string("null");
+// std::to_string's digits, appended without a temporary.
+void append_integer(std::string& out, std::int64_t value) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out.append(digits, end);
+}
+
+void append_integer_or_null(std::string& out, const std::optional<std::int64_t>& value) {
+    if (value) {
+        append_integer(out, *value);
+    } else {
+        out += "null";
+    }
 }
 
 const char* boolean(bool value) {
@@ -76,28 +87,39 @@ std::string python_float_repr(double value) {
 
 std::string oracle_sidecar_text(const PolicySettings& settings, const CheckpointEvaluationState& state,
                                 std::optional<std::int64_t> last_evaluated_step, int version) {
+    // Appended piece by piece into one buffer: P9 lays this out at every durability deadline.
     std::string text;
     text.reserve(512);
     text += "{\n  \"checkpoint_eval_state\": {\n";
-    text += "    \"patience\": " + std::to_string(settings.patience) + ",\n";
-    text += "    \"patience_start_step\": " + std::to_string(settings.patience_start_step) + ",\n";
-    text += "    \"state\": {\n";
-    text += std::string("      \"best_is_external\": ") + boolean(state.best_is_external) + ",\n";
-    text += "      \"best_score\": " +
-            (state.best_score ? python_float_repr(*state.best_score) : std::string("null")) + ",\n";
-    text += "      \"best_step\": " + integer_text_or_null(state.best_step) + ",\n";
-    text += "      \"evaluation_count\": " + std::to_string(state.evaluation_count) + ",\n";
-    text += "      \"lower_score_streak\": " + std::to_string(state.lower_score_streak) + ",\n";
-    text += std::string("      \"stop_requested\": ") + boolean(state.stop_requested) + "\n";
-    text += "    },\n";
-    text += std::string("    \"tie_policy\": \"") + reference_tie_policy_name(settings.tie_policy) + "\",\n";
+    text += "    \"patience\": ";
+    append_integer(text, settings.patience);
+    text += ",\n    \"patience_start_step\": ";
+    append_integer(text, settings.patience_start_step);
+    text += ",\n    \"state\": {\n";
+    text += "      \"best_is_external\": ";
+    text += boolean(state.best_is_external);
+    text += ",\n      \"best_score\": ";
+    text += state.best_score ? python_float_repr(*state.best_score) : std::string("null");
+    text += ",\n      \"best_step\": ";
+    append_integer_or_null(text, state.best_step);
+    text += ",\n      \"evaluation_count\": ";
+    append_integer(text, state.evaluation_count);
+    text += ",\n      \"lower_score_streak\": ";
+    append_integer(text, state.lower_score_streak);
+    text += ",\n      \"stop_requested\": ";
+    text += boolean(state.stop_requested);
+    text += "\n    },\n";
+    text += "    \"tie_policy\": \"";
+    text += reference_tie_policy_name(settings.tie_policy);
+    text += "\",\n";
     text += "    \"version\": 1\n  },\n";
     if (version == 1) {
         text += "  \"version\": 1\n}\n";  // the seed's document: no step at all
         return text;
     }
-    text += "  \"last_evaluated_step\": " + integer_text_or_null(last_evaluated_step) + ",\n";
-    text += "  \"version\": 2\n}\n";
+    text += "  \"last_evaluated_step\": ";
+    append_integer_or_null(text, last_evaluated_step);
+    text += ",\n  \"version\": 2\n}\n";
     return text;
 }
 

@@ -4,13 +4,60 @@
 #include "sim/checks/top_level_fields.hpp"
 
 #include <array>
+#include <charconv>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
 #include "sim/checks/json_scanner.hpp"
 
 namespace ckpt::sim {
+
+namespace {
+
+// The integer a plain integer lexeme stands for, in the type nlohmann's lexer gives it; nothing
+// for a lexeme with a fraction or an exponent, or one that overflows (the lexer reads a double).
+template <typename Integer>
+std::optional<nlohmann::json> integer_value(std::string_view text) {
+    Integer value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return nlohmann::json(value);
+}
+
+}  // namespace
+
+nlohmann::json parse_member_value(std::string_view text) {
+    if (text == "true" || text == "false") {
+        return nlohmann::json(text == "true");
+    }
+    if (text == "null") {
+        return nlohmann::json(nullptr);
+    }
+    if (text.size() >= 2 && text.front() == '"' && text.find('\\') == std::string_view::npos) {
+        return nlohmann::json(std::string(text.substr(1, text.size() - 2)));
+    }
+    if (!text.empty() && text.front() == '-') {
+        if (auto value = integer_value<std::int64_t>(text)) {
+            return std::move(*value);
+        }
+    } else if (auto value = integer_value<std::uint64_t>(text)) {
+        return std::move(*value);
+    }
+    // The lexer reads any other number with strtod; from_chars rounds correctly too, so where it
+    // reads the whole lexeme without a range error both give the same double.
+    if (!text.empty() && (text.front() == '-' || (text.front() >= '0' && text.front() <= '9'))) {
+        double value = 0.0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error == std::errc() && end == text.data() + text.size()) {
+            return nlohmann::json(value);
+        }
+    }
+    return nlohmann::json::parse(text);
+}
 
 std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level_fields(
     std::string_view text, std::initializer_list<std::string_view> names) {
@@ -27,7 +74,7 @@ std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level
     std::map<std::string, nlohmann::json, std::less<>> fields;
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (!values[i].empty()) {
-            fields.emplace(std::string(names.begin()[i]), nlohmann::json::parse(values[i]));
+            fields.emplace(std::string(names.begin()[i]), parse_member_value(values[i]));
         }
     }
     return fields;

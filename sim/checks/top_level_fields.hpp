@@ -14,6 +14,13 @@
 
 namespace ckpt::sim {
 
+// What json::parse gives for `text`, which must be a valid JSON document with no surrounding
+// whitespace (a member's text as json_scanner.hpp locates it). The literals, numbers and strings
+// without escapes are built directly, in the types nlohmann's lexer picks (unsigned for a
+// non-negative integer, signed for a negative one, else a double); anything else goes through
+// the parser.
+nlohmann::json parse_member_value(std::string_view text);
+
 // The named members of a document whose top level is an object; nothing when the text is not
 // valid JSON or its top level is not an object. A member the document lacks is absent.
 std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level_fields(

@@ -33,9 +33,15 @@ void TrainerBestChecker::on(const IncarnationBegan& e) {
         return;
     }
     // TrainerState.load_from_json: the resumed run's best is whatever that file says.
-    const auto text = context_.fs.content_in(
-        FsView::visible, checkpoint_path(*e.resume_step) + "/" + std::string(kTrainerStateName));
-    const auto state = text ? read_best_fields(*text) : std::nullopt;
+    const auto text = context_.fs.content_in(FsView::visible, trainer_state_path(*e.resume_step));
+    if (!text) {
+        return;
+    }
+    // Most resumes load a checkpoint exactly as it was written and judged: the same bytes give
+    // the same fields, without validating the large file a second time.
+    const auto judged = judged_.find(*e.resume_step);
+    const auto state = judged != judged_.end() && judged->second.bytes == *text ? judged->second.fields
+                                                                                : read_best_fields(*text);
     if (!state) {
         return;
     }
@@ -90,6 +96,7 @@ void TrainerBestChecker::on(const TrainerStateWritten& e) {
         }
     }
     const auto state = read_best_fields(e.bytes);
+    remember(e.step, e.bytes, state);
     if (!state) {
         context_.violate(Property::P1, "trainer_state.json of checkpoint-" + std::to_string(e.step) +
                                            " is not a JSON object");
@@ -103,6 +110,17 @@ void TrainerBestChecker::on(const TrainerStateWritten& e) {
     compare(e.step, "best_global_step", written("best_global_step"), or_null(best_.global_step));
     compare(e.step, "best_model_checkpoint", written("best_model_checkpoint"),
             or_null(best_.model_checkpoint));
+}
+
+void TrainerBestChecker::remember(std::int64_t step, std::string_view bytes, const BestFields& fields) {
+    if (retirements_seen_ != context_.ledger.retirements) {
+        retirements_seen_ = context_.ledger.retirements;
+        std::erase_if(judged_,
+                      [&](const auto& entry) { return !context_.ledger.checkpoints.contains(entry.first); });
+    }
+    auto& judged = judged_[step];
+    judged.bytes.assign(bytes);
+    judged.fields = fields;
 }
 
 void TrainerBestChecker::compare(std::int64_t step, const char* field, const json& written,

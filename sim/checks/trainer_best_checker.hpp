@@ -6,8 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/checks/checker_context.hpp"
 #include "sim/events/event.hpp"
@@ -29,12 +33,24 @@ class TrainerBestChecker {
         std::optional<std::int64_t> global_step;
         std::optional<std::string> model_checkpoint;
     };
+    // The three best members of a trainer_state.json, when it is a JSON object.
+    using BestFields = std::optional<std::map<std::string, nlohmann::json, std::less<>>>;
+    // A write this checker judged: a resume that finds exactly these bytes reads them again.
+    struct JudgedWrite {
+        std::string bytes;
+        BestFields fields;
+    };
+    void remember(std::int64_t step, std::string_view bytes, const BestFields& fields);
     void compare(std::int64_t step, const char* field, const nlohmann::json& written,
                  const nlohmann::json& expected) const;
 
     const CheckerContext& context_;
     Best best_;
     std::optional<std::int64_t> checked_step_;  // each write is reported more than once
+    // By step, the last judged write of each checkpoint the ledger still holds (the others can
+    // never be resumed from: LedgerWriter retires them), pruned when the ledger retires one.
+    std::map<std::int64_t, JudgedWrite> judged_;
+    std::uint64_t retirements_seen_ = 0;
 };
 
 }  // namespace ckpt::sim

@@ -59,7 +59,9 @@ class Simulation final : public EventSink {
                 world_.stats_sink.on(e);
                 const auto first_line = world_.trace.events();
                 world_.trace_sink.on(e);
-                trace_pending_violations(event, first_line);
+                if (!pending_violations_.empty()) {  // the common case costs one test, not a call
+                    trace_pending_violations(event, first_line);
+                }
             },
             event);
         if (const auto due = world_.faults.take_due()) {
@@ -107,10 +109,7 @@ class Simulation final : public EventSink {
     // A violation's line follows the line of the event it judges (`first_line`, the trace's
     // line count before that event wrote), and says which event that was: "judges" is the
     // judged line's number (0-based, the scenario line being 0) or null when the event wrote none.
-    void trace_pending_violations(const Event& event, std::uint64_t first_line) {
-        if (pending_violations_.empty()) {
-            return;
-        }
+    [[gnu::noinline]] void trace_pending_violations(const Event& event, std::uint64_t first_line) {
         const bool wrote = world_.trace.events() > first_line;
         for (const auto& violation : pending_violations_) {
             world_.trace_sink.record(-1, "violation",

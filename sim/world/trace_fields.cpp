@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <stdexcept>
 
 namespace ckpt::sim {
@@ -23,6 +24,14 @@ void append_quoted(std::string& out, std::string_view plain) {
 }
 
 }  // namespace
+
+void append_json_string(std::string& out, std::string_view value) {
+    if (needs_no_escape(value)) {
+        append_quoted(out, value);
+    } else {
+        out += nlohmann::json(value).dump();
+    }
+}
 
 void TraceFields::open_member(std::string_view key) {
     // The envelope's keys are Trace's own; no member of a line, nested or not, reuses one.
@@ -66,7 +75,16 @@ TraceFields& TraceFields::integer_or_null(std::string_view key, std::optional<st
 
 TraceFields& TraceFields::number(std::string_view key, double value) {
     open_member(key);
-    text_ += nlohmann::json(value).dump();  // nlohmann's shortest round-trip form, "1.0", "null"
+    // dump()'s own formatting: its serializer writes "null" for a non-finite double and otherwise
+    // calls exactly this grisu2 routine (the shortest round-trip form, "1.0"). Called directly, a
+    // number costs no json, output adapter and serializer of its own.
+    if (!std::isfinite(value)) {
+        text_ += "null";
+        return *this;
+    }
+    std::array<char, 64> digits;
+    const char* end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), value);
+    text_.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
     return *this;
 }
 

@@ -15,6 +15,10 @@
 
 namespace ckpt::sim {
 
+// Appends `value` as a JSON string, in exactly the bytes nlohmann's dump() gives for it (and
+// throwing where it throws); plain printable ASCII is copied without building a json.
+void append_json_string(std::string& out, std::string_view value);
+
 class TraceFields {
   public:
     TraceFields& null(std::string_view key);
