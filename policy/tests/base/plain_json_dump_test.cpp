@@ -2,6 +2,7 @@
 // and indent, and the same exception where nlohmann throws (a string that is not UTF-8).
 #include "policy/base/plain_json_dump.hpp"
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ TEST(PlainJsonDump, EdgeCases) {
     expect_same_text(json{{"quote\"key", "back\\slash"}, {"tab", "a\tb"}, {"del", "\x7f"}, {"slash", "a/b"}});
     expect_same_text(json{{"utf8", "caf\xc3\xa9"}, {"bad", "\xff"}});
     expect_same_text(json{0.1, 1.0, -0.0, 1e-05, 1e+20, 5e-324, 1.7976931348623157e308});
+    expect_same_text(json{std::nan(""), HUGE_VAL, -HUGE_VAL, 123456789012345680.0, 0.30000000000000004});
     expect_same_text(
         json{std::int64_t{-9'223'372'036'854'775'807} - 1, std::uint64_t{18'446'744'073'709'551'615u}});
     expect_same_text(json{true, false, "", std::string(1, '\0')});
