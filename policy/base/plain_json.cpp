@@ -3,6 +3,7 @@
 // and the rarer value forms stay nlohmann's.
 #include "policy/base/plain_json.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +17,15 @@ namespace {
 
 // Beyond 18 digits an integer may not fit nlohmann's int64/uint64 choice; it declines.
 constexpr std::size_t kMaxIntegerDigits = 18;
+
+// The bytes a plain string holds as they are: printable ASCII but the quote and the backslash.
+constexpr std::array<bool, 256> kPlainStringByte = [] {
+    std::array<bool, 256> plain{};
+    for (int byte = 0x20; byte <= 0x7E; ++byte) {
+        plain[static_cast<std::size_t>(byte)] = byte != '"' && byte != '\\';
+    }
+    return plain;
+}();
 
 class PlainJsonParser {
   public:
@@ -107,9 +117,12 @@ class PlainJsonParser {
             }
             ++at_;
             skip_whitespace();
-            // operator[] then assignment: a later duplicate key replaces the earlier value, as
-            // nlohmann's DOM builder does.
-            if (!parse_value(out[std::string(key)], depth)) {
+            // Find-or-insert, then assignment: a later duplicate key replaces the earlier value, as
+            // nlohmann's DOM builder does. The hint is the end: documents are written with sorted
+            // keys, so each insertion lands there at no search cost.
+            auto& members = out.get_ref<json::object_t&>();
+            const auto member = members.emplace_hint(members.end(), std::string(key), nullptr);
+            if (!parse_value(member->second, depth)) {
                 return false;
             }
             skip_whitespace();
@@ -162,19 +175,15 @@ class PlainJsonParser {
     // declines (nlohmann decides escapes, UTF-8 and the errors).
     bool parse_string(std::string_view& out) noexcept {
         const std::size_t start = ++at_;  // after '"'
-        while (!at_end()) {
-            const auto c = static_cast<unsigned char>(peek());
-            if (c == '"') {
-                out = text_.substr(start, at_ - start);
-                ++at_;
-                return true;
-            }
-            if (c < 0x20 || c > 0x7E || c == '\\') {
-                return false;
-            }
+        while (!at_end() && kPlainStringByte[static_cast<unsigned char>(peek())]) {
             ++at_;
         }
-        return false;
+        if (at_end() || peek() != '"') {
+            return false;
+        }
+        out = text_.substr(start, at_ - start);
+        ++at_;
+        return true;
     }
 
     bool skip_digits() noexcept {
