@@ -77,7 +77,8 @@ SimFileSystem::InodeId SimFileSystem::new_inode(EntryKind kind) {
         return id;
     }
     const auto id = static_cast<InodeId>(inodes_.size());
-    inodes_.emplace_back().kind = kind;
+    inodes_.push_back(std::make_unique<Inode>());
+    inodes_.back()->kind = kind;
     return id;
 }
 

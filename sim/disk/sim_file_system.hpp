@@ -6,7 +6,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -259,8 +258,8 @@ class SimFileSystem final : public ckpt::FileSystem {
     Lookup resolve(FsOp op, std::string_view path, bool follow_last,
                    std::vector<InodeId>* ancestry = nullptr);
 
-    const Inode& node(InodeId id) const { return inodes_[id]; }
-    Inode& node(InodeId id) { return inodes_[id]; }
+    const Inode& node(InodeId id) const { return *inodes_[id]; }
+    Inode& node(InodeId id) { return *inodes_[id]; }
     static const Entries& entries(const Inode& inode, FsView view) {
         return view == FsView::visible ? inode.visible_entries : inode.durable_entries;
     }
@@ -284,7 +283,9 @@ class SimFileSystem final : public ckpt::FileSystem {
     void adopt_durable_state();
     void release_unreachable(const std::vector<char>& alive);
 
-    std::deque<Inode> inodes_;              // a deque, so lookups may hold views into symlink targets
+    // Indexed by id. Each inode lives in its own allocation, so a Lookup's name may be a view into a
+    // symlink target while new_inode grows the table (write_file through a dangling link does).
+    std::vector<std::unique_ptr<Inode>> inodes_;
     std::vector<InodeId> released_inodes_;  // ids release_unreachable freed, reused first
     std::vector<LogRecord> log_;
     Observer observer_;

@@ -90,7 +90,8 @@ std::vector<char> mark_reachable(const Inodes& inodes, const Log& log, Id root, 
             continue;
         }
         alive[id] = 1;
-        for (const auto* children : {&inodes[id].visible_entries, &inodes[id].durable_entries}) {
+        const auto& inode = *inodes[id];
+        for (const auto* children : {&inode.visible_entries, &inode.durable_entries}) {
             for (const auto& [name, child] : *children) {
                 walk.push_back(child);
             }
@@ -284,9 +285,9 @@ PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
 }
 
 void SimFileSystem::adopt_durable_state() {
-    for (Inode& inode : inodes_) {
-        inode.visible_data = inode.durable_data;
-        inode.visible_entries = inode.durable_entries;
+    for (const auto& inode : inodes_) {
+        inode->visible_data = inode->durable_data;
+        inode->visible_entries = inode->durable_entries;
     }
 }
 
