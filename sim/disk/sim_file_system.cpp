@@ -29,6 +29,7 @@ void SimFileSystem::reset() {
     observer_ = nullptr;
     injector_ = nullptr;
     stats_ = FsStats{};
+    forget_lookups();
     new_inode(EntryKind::directory);  // the root, kRoot
 }
 
@@ -197,6 +198,8 @@ void SimFileSystem::rename(const std::string& from, const std::string& to) {
     }
     node(source.parent).visible_entries.erase(node(source.parent).visible_entries.find(source.name));
     node(destination.parent).visible_entries.insert_or_assign(std::string(destination.name), source.inode);
+    entries_changed(source.parent, FsView::visible);
+    entries_changed(destination.parent, FsView::visible);
     LogRecord record;
     record.kind = LogRecord::Kind::rename;
     record.dir = source.parent;

@@ -223,6 +223,8 @@ class SimFileSystem final : public ckpt::FileSystem {
         std::string target;       // symlinks; never changes once created
         Entries visible_entries;  // directories
         Entries durable_entries;
+        // By view: the change clock's reading when those entries last changed (see remembered_).
+        std::array<std::uint64_t, 2> entries_changed_at{};
         bool released = false;  // unreachable from every view: free for new_inode to reuse
     };
 
@@ -252,8 +254,47 @@ class SimFileSystem final : public ckpt::FileSystem {
         InodeId inode = kNoInode;
     };
 
+    // A lookup the walk made, kept for the next lookup of the same path in the same view. Its
+    // result depends only on the entries of the directories it searched (inode kinds and link
+    // targets never change while an inode is reachable), so it holds until one of those changes
+    // or an inode is released. `name` is kept as an offset when it lies in the path (it is then
+    // re-pointed into the caller's text) and as the view itself when it lies in a link target.
+    static constexpr std::size_t kMaxSearched = 8;  // deeper walks are not remembered
+    struct RememberedLookup {
+        std::string path;
+        FsView view = FsView::visible;
+        bool follow_last = false;
+        bool name_in_path = false;
+        std::uint8_t searched_count = 0;
+        std::uint64_t made_at = 0;  // the change clock's reading; 0 never counts
+        std::size_t name_offset = 0;
+        Lookup result;
+        std::array<InodeId, kMaxSearched> searched{};
+    };
+    static constexpr unsigned kRememberedLookupBits = 8;
+    static constexpr std::size_t kRememberedLookups = std::size_t{1} << kRememberedLookupBits;
+
+    // The directories a walk searched, in order; `overflow` when more than kMaxSearched.
+    struct Searched {
+        std::array<InodeId, kMaxSearched> dirs{};
+        std::uint8_t count = 0;
+        bool overflow = false;
+    };
+
+    // Resolves `path` in `view`; `ancestry`, when given, receives the directories from the root to
+    // the result's parent. Answers from remembered_ when it can, with the walk's very result.
     Lookup lookup(FsView view, std::string_view path, bool follow_last,
                   std::vector<InodeId>* ancestry = nullptr) const;
+    Lookup walk(FsView view, std::string_view path, bool follow_last, std::vector<InodeId>* ancestry,
+                Searched* searched) const;
+    bool still_holds(const RememberedLookup& remembered) const noexcept;
+    // Every change to a directory's entries in a view goes through here.
+    void entries_changed(InodeId dir, FsView view) noexcept {
+        node(dir).entries_changed_at[static_cast<std::size_t>(view)] = ++change_clock_;
+    }
+    // Voids every remembered lookup: for changes that are not one directory's entries (inodes
+    // released, the visible state replaced, a reset).
+    void forget_lookups() noexcept { forget_before_ = ++change_clock_; }
     // lookup for a port call: a walk failure becomes the FileSystemError of that call.
     Lookup resolve(FsOp op, std::string_view path, bool follow_last,
                    std::vector<InodeId>* ancestry = nullptr);
@@ -288,6 +329,11 @@ class SimFileSystem final : public ckpt::FileSystem {
     std::vector<std::unique_ptr<Inode>> inodes_;
     std::vector<InodeId> released_inodes_;  // ids release_unreachable freed, reused first
     std::vector<LogRecord> log_;
+    // Oracles resolve the same few paths at every crash point, and most changes in between touch
+    // other directories; remembering walks spares re-searching the same maps.
+    mutable std::array<RememberedLookup, kRememberedLookups> remembered_;
+    std::uint64_t change_clock_ = 0;
+    std::uint64_t forget_before_ = 1;  // remembered lookups made before this reading are void
     Observer observer_;
     FaultInjector injector_;
     FsStats stats_;

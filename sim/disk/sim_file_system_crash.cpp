@@ -118,6 +118,7 @@ void drop_unreachable_records(Log& log, const std::vector<char>& alive) {
 void SimFileSystem::link_entry(InodeId dir, std::string_view name, InodeId inode) {
     CKPT_ASSERT(node(dir).kind == EntryKind::directory);
     node(dir).visible_entries.insert_or_assign(std::string(name), inode);
+    entries_changed(dir, FsView::visible);
     LogRecord record;
     record.kind = LogRecord::Kind::link;
     record.dir = dir;
@@ -131,6 +132,7 @@ void SimFileSystem::unlink_entry(InodeId dir, std::string_view name) {
     const auto entry = visible.find(name);
     CKPT_ASSERT(entry != visible.end());  // callers unlink only what their lookup found
     visible.erase(entry);
+    entries_changed(dir, FsView::visible);
     LogRecord record;
     record.kind = LogRecord::Kind::unlink;
     record.dir = dir;
@@ -155,15 +157,19 @@ void SimFileSystem::apply_durably(const LogRecord& record) {
     switch (record.kind) {
         case LogRecord::Kind::link:
             node(record.dir).durable_entries.insert_or_assign(record.name, record.inode);
+            entries_changed(record.dir, FsView::durable);
             break;
         case LogRecord::Kind::unlink:
             node(record.dir).durable_entries.erase(record.name);
+            entries_changed(record.dir, FsView::durable);
             break;
         case LogRecord::Kind::rename:
             // Both halves in one step: a journal commits a rename as one transaction, so no
             // crash shows the entry under both names or under neither.
             node(record.dir).durable_entries.erase(record.name);
             node(record.dir2).durable_entries.insert_or_assign(record.name2, record.inode);
+            entries_changed(record.dir, FsView::durable);
+            entries_changed(record.dir2, FsView::durable);
             break;
         case LogRecord::Kind::data:
             node(record.inode).durable_data = record.data;
@@ -227,6 +233,7 @@ void SimFileSystem::release_unreachable(const std::vector<char>& alive) {
             node(id) = Inode{};
             node(id).released = true;
             released_inodes_.push_back(id);
+            forget_lookups();
         }
     }
 }
@@ -285,6 +292,7 @@ PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
 }
 
 void SimFileSystem::adopt_durable_state() {
+    forget_lookups();
     for (const auto& inode : inodes_) {
         inode->visible_data = inode->durable_data;
         inode->visible_entries = inode->durable_entries;
