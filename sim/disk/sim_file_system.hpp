@@ -285,6 +285,13 @@ class SimFileSystem final : public ckpt::FileSystem {
     // the result's parent. Answers from remembered_ when it can, with the walk's very result.
     Lookup lookup(FsView view, std::string_view path, bool follow_last,
                   std::vector<InodeId>* ancestry = nullptr) const;
+    // lookup without ancestry. `slot` receives the index of the remembered lookup that now holds
+    // the result, or kRememberedLookups when the walk was too deep to remember.
+    Lookup recall(FsView view, std::string_view path, bool follow_last, std::size_t& slot) const;
+    // A path whose last component is a plain name, resolved as its directory's recalled lookup
+    // and one search more. False (and nothing set) when that would not be the walk's result.
+    bool extend_parent(FsView view, std::string_view path, bool follow_last, Lookup& out,
+                       Searched& searched) const;
     Lookup walk(FsView view, std::string_view path, bool follow_last, std::vector<InodeId>* ancestry,
                 Searched* searched) const;
     bool still_holds(const RememberedLookup& remembered) const noexcept;

@@ -70,9 +70,15 @@ SimFileSystem::Lookup SimFileSystem::lookup(FsView view, std::string_view path, 
     if (ancestry != nullptr || path.empty()) {
         return walk(view, path, follow_last, ancestry, nullptr);
     }
-    RememberedLookup& remembered =
-        remembered_[remembered_slot(path, view == FsView::durable, follow_last, kRememberedLookupBits)];
-    if (remembered.view == view && remembered.follow_last == follow_last && remembered.path == path &&
+    std::size_t slot = 0;
+    return recall(view, path, follow_last, slot);
+}
+
+SimFileSystem::Lookup SimFileSystem::recall(FsView view, std::string_view path, bool follow_last,
+                                            std::size_t& slot) const {
+    slot = remembered_slot(path, view == FsView::durable, follow_last, kRememberedLookupBits);
+    if (const RememberedLookup& remembered = remembered_[slot];
+        remembered.view == view && remembered.follow_last == follow_last && remembered.path == path &&
         still_holds(remembered)) {
         Lookup out = remembered.result;
         if (remembered.name_in_path) {
@@ -81,10 +87,17 @@ SimFileSystem::Lookup SimFileSystem::lookup(FsView view, std::string_view path, 
         return out;
     }
     Searched searched;
-    const Lookup out = walk(view, path, follow_last, nullptr, &searched);
+    Lookup out;
+    if (!extend_parent(view, path, follow_last, out, searched)) {
+        searched = Searched{};
+        out = walk(view, path, follow_last, nullptr, &searched);
+    }
     if (searched.overflow) {
+        slot = kRememberedLookups;
         return out;
     }
+    // Only now: extend_parent may have used this very slot for the parent.
+    RememberedLookup& remembered = remembered_[slot];
     remembered.path.assign(path);
     remembered.view = view;
     remembered.follow_last = follow_last;
@@ -101,6 +114,46 @@ SimFileSystem::Lookup SimFileSystem::lookup(FsView view, std::string_view path, 
     remembered.searched_count = searched.count;
     remembered.searched = searched.dirs;
     return out;
+}
+
+// The walk of "dir/name" searches exactly what the walk of "dir" (links followed) searches, then
+// `name` in the directory that one ends at: the same directory stack, whatever links or ".." the
+// prefix holds. Only a last component that is itself a link to follow needs the stack, so those,
+// and every prefix that does not end at a directory (an error of the whole walk), are walked.
+bool SimFileSystem::extend_parent(FsView view, std::string_view path, bool follow_last, Lookup& out,
+                                  Searched& searched) const {
+    const std::size_t cut = path.rfind('/');
+    if (cut == std::string_view::npos || cut == 0) {
+        return false;  // no directory part, or the root's, which recall cannot resolve ("")
+    }
+    const std::string_view name = path.substr(cut + 1);
+    if (name.empty() || name == "." || name == "..") {
+        return false;
+    }
+    std::size_t parent_slot = 0;
+    const Lookup parent = recall(view, path.substr(0, cut), true, parent_slot);
+    if (parent_slot == kRememberedLookups || parent.error != 0 || parent.inode == kNoInode ||
+        node(parent.inode).kind != EntryKind::directory) {
+        return false;
+    }
+    const RememberedLookup& remembered = remembered_[parent_slot];
+    if (remembered.searched_count == kMaxSearched) {
+        return false;  // no room to remember one more search
+    }
+    const Entries& here = entries(node(parent.inode), view);
+    const auto found = here.find(name);
+    const InodeId inode = found == here.end() ? kNoInode : found->second;
+    if (inode != kNoInode && follow_last && node(inode).kind == EntryKind::symlink) {
+        return false;
+    }
+    searched.dirs = remembered.searched;
+    searched.count = remembered.searched_count;
+    searched.dirs[searched.count++] = parent.inode;
+    out = Lookup{};
+    out.parent = parent.inode;
+    out.name = name;
+    out.inode = inode;
+    return true;
 }
 
 bool SimFileSystem::still_holds(const RememberedLookup& remembered) const noexcept {
