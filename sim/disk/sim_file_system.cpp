@@ -197,9 +197,11 @@ void SimFileSystem::rename(const std::string& from, const std::string& to) {
         return;  // rename(2) of a name onto the same file does nothing
     }
     node(source.parent).visible_entries.erase(node(source.parent).visible_entries.find(source.name));
-    node(destination.parent).visible_entries.insert_or_assign(std::string(destination.name), source.inode);
-    entries_changed(source.parent, FsView::visible);
-    entries_changed(destination.parent, FsView::visible);
+    const bool added = node(destination.parent)
+                           .visible_entries.insert_or_assign(std::string(destination.name), source.inode)
+                           .second;
+    entries_changed(source.parent, FsView::visible, false);
+    entries_changed(destination.parent, FsView::visible, added);
     LogRecord record;
     record.kind = LogRecord::Kind::rename;
     record.dir = source.parent;

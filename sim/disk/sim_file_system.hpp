@@ -223,8 +223,10 @@ class SimFileSystem final : public ckpt::FileSystem {
         std::string target;       // symlinks; never changes once created
         Entries visible_entries;  // directories
         Entries durable_entries;
-        // By view: the change clock's reading when those entries last changed (see remembered_).
-        std::array<std::uint64_t, 2> entries_changed_at{};
+        // By view, the change clock's readings when those entries last gained a name, and last
+        // lost one or had one re-pointed (see remembered_).
+        std::array<std::uint64_t, 2> name_added_at{};
+        std::array<std::uint64_t, 2> name_dropped_at{};
         bool released = false;  // unreachable from every view: free for new_inode to reuse
     };
 
@@ -256,9 +258,11 @@ class SimFileSystem final : public ckpt::FileSystem {
 
     // A lookup the walk made, kept for the next lookup of the same path in the same view. Its
     // result depends only on the entries of the directories it searched (inode kinds and link
-    // targets never change while an inode is reachable), so it holds until one of those changes
-    // or an inode is released. `name` is kept as an offset when it lies in the path (it is then
-    // re-pointed into the caller's text) and as the view itself when it lies in a link target.
+    // targets never change while an inode is reachable): a search that found its name holds until
+    // that directory loses or re-points a name, the one search that may have missed (the last)
+    // also until it gains one; and none holds once an inode is released. `name` is kept as an offset when it
+    // lies in the path (it is then re-pointed into the caller's text) and as the view itself when it lies in
+    // a link target.
     static constexpr std::size_t kMaxSearched = 8;  // deeper walks are not remembered
     struct RememberedLookup {
         std::string path;
@@ -295,9 +299,11 @@ class SimFileSystem final : public ckpt::FileSystem {
     Lookup walk(FsView view, std::string_view path, bool follow_last, std::vector<InodeId>* ancestry,
                 Searched* searched) const;
     bool still_holds(const RememberedLookup& remembered) const noexcept;
-    // Every change to a directory's entries in a view goes through here.
-    void entries_changed(InodeId dir, FsView view) noexcept {
-        node(dir).entries_changed_at[static_cast<std::size_t>(view)] = ++change_clock_;
+    // Every change to a directory's entries in a view goes through here. `added`: only a new name
+    // appeared, which no search that found its name can notice.
+    void entries_changed(InodeId dir, FsView view, bool added) noexcept {
+        auto& stamps = added ? node(dir).name_added_at : node(dir).name_dropped_at;
+        stamps[static_cast<std::size_t>(view)] = ++change_clock_;
     }
     // Voids every remembered lookup: for changes that are not one directory's entries (inodes
     // released, the visible state replaced, a reset).

@@ -117,8 +117,8 @@ void drop_unreachable_records(Log& log, const std::vector<char>& alive) {
 
 void SimFileSystem::link_entry(InodeId dir, std::string_view name, InodeId inode) {
     CKPT_ASSERT(node(dir).kind == EntryKind::directory);
-    node(dir).visible_entries.insert_or_assign(std::string(name), inode);
-    entries_changed(dir, FsView::visible);
+    const bool added = node(dir).visible_entries.insert_or_assign(std::string(name), inode).second;
+    entries_changed(dir, FsView::visible, added);
     LogRecord record;
     record.kind = LogRecord::Kind::link;
     record.dir = dir;
@@ -132,7 +132,7 @@ void SimFileSystem::unlink_entry(InodeId dir, std::string_view name) {
     const auto entry = visible.find(name);
     CKPT_ASSERT(entry != visible.end());  // callers unlink only what their lookup found
     visible.erase(entry);
-    entries_changed(dir, FsView::visible);
+    entries_changed(dir, FsView::visible, false);
     LogRecord record;
     record.kind = LogRecord::Kind::unlink;
     record.dir = dir;
@@ -155,22 +155,26 @@ void SimFileSystem::apply_durably(const LogRecord& record) {
     CKPT_ASSERT(record.kind == LogRecord::Kind::data ? node(record.inode).kind == EntryKind::file
                                                      : node(record.dir).kind == EntryKind::directory);
     switch (record.kind) {
-        case LogRecord::Kind::link:
-            node(record.dir).durable_entries.insert_or_assign(record.name, record.inode);
-            entries_changed(record.dir, FsView::durable);
+        case LogRecord::Kind::link: {
+            const bool added =
+                node(record.dir).durable_entries.insert_or_assign(record.name, record.inode).second;
+            entries_changed(record.dir, FsView::durable, added);
             break;
+        }
         case LogRecord::Kind::unlink:
             node(record.dir).durable_entries.erase(record.name);
-            entries_changed(record.dir, FsView::durable);
+            entries_changed(record.dir, FsView::durable, false);
             break;
-        case LogRecord::Kind::rename:
+        case LogRecord::Kind::rename: {
             // Both halves in one step: a journal commits a rename as one transaction, so no
             // crash shows the entry under both names or under neither.
             node(record.dir).durable_entries.erase(record.name);
-            node(record.dir2).durable_entries.insert_or_assign(record.name2, record.inode);
-            entries_changed(record.dir, FsView::durable);
-            entries_changed(record.dir2, FsView::durable);
+            const bool added =
+                node(record.dir2).durable_entries.insert_or_assign(record.name2, record.inode).second;
+            entries_changed(record.dir, FsView::durable, false);
+            entries_changed(record.dir2, FsView::durable, added);
             break;
+        }
         case LogRecord::Kind::data:
             node(record.inode).durable_data = record.data;
             break;

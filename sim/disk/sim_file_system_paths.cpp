@@ -162,11 +162,17 @@ bool SimFileSystem::still_holds(const RememberedLookup& remembered) const noexce
     }
     const auto view = static_cast<std::size_t>(remembered.view);
     for (std::size_t i = 0; i < remembered.searched_count; ++i) {
-        if (node(remembered.searched[i]).entries_changed_at[view] > remembered.made_at) {
+        if (node(remembered.searched[i]).name_dropped_at[view] > remembered.made_at) {
             return false;
         }
     }
-    return true;
+    // Every search but the last found its name; the last missed when the walk ended on a name
+    // that is absent, as a result or as ENOENT.
+    const Lookup& result = remembered.result;
+    const bool last_missed = result.inode == kNoInode && (result.error == 0 || result.error == ENOENT);
+    return !last_missed || remembered.searched_count == 0 ||
+           node(remembered.searched[remembered.searched_count - 1U]).name_added_at[view] <=
+               remembered.made_at;
 }
 
 SimFileSystem::Lookup SimFileSystem::walk(FsView view, std::string_view path, bool follow_last,
