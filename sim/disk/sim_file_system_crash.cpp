@@ -92,8 +92,11 @@ std::vector<char> mark_reachable(const Inodes& inodes, const Log& log, Id root, 
         alive[id] = 1;
         const auto& inode = *inodes[id];
         for (const auto* children : {&inode.visible_entries, &inode.durable_entries}) {
+            // Most directories hold the same entries in both views: push each child once.
             for (const auto& [name, child] : *children) {
-                walk.push_back(child);
+                if (alive[child] == 0) {
+                    walk.push_back(child);
+                }
             }
         }
     }
