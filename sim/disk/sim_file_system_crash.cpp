@@ -73,30 +73,31 @@ template <class Inodes, class Log, class Id>
 std::vector<char> mark_reachable(const Inodes& inodes, const Log& log, Id root, Id none) {
     using Kind = typename Log::value_type::Kind;
     std::vector<char> alive(inodes.size(), 0);
-    std::vector<Id> walk{root};
+    // Marked when first pushed, so each inode is pushed once and the stack never outgrows this.
+    std::vector<Id> walk;
+    walk.reserve(inodes.size());
+    auto reach = [&](Id id) {
+        if (alive[id] == 0) {
+            alive[id] = 1;
+            walk.push_back(id);
+        }
+    };
+    reach(root);
     for (const auto& record : log) {
         if (record.kind == Kind::link || record.kind == Kind::rename) {
             for (const Id id : {record.inode, record.dir, record.dir2}) {
                 if (id != none) {
-                    walk.push_back(id);
+                    reach(id);
                 }
             }
         }
     }
     while (!walk.empty()) {
-        const Id id = walk.back();
+        const auto& inode = *inodes[walk.back()];
         walk.pop_back();
-        if (alive[id] != 0) {
-            continue;
-        }
-        alive[id] = 1;
-        const auto& inode = *inodes[id];
         for (const auto* children : {&inode.visible_entries, &inode.durable_entries}) {
-            // Most directories hold the same entries in both views: push each child once.
             for (const auto& [name, child] : *children) {
-                if (alive[child] == 0) {
-                    walk.push_back(child);
-                }
+                reach(child);
             }
         }
     }
