@@ -275,7 +275,7 @@ class SimFileSystem final : public ckpt::FileSystem {
         Lookup result;
         std::array<InodeId, kMaxSearched> searched{};
     };
-    static constexpr unsigned kRememberedLookupBits = 8;
+    static constexpr unsigned kRememberedLookupBits = 7;
     static constexpr std::size_t kRememberedLookups = std::size_t{1} << kRememberedLookupBits;
 
     // The directories a walk searched, in order; `overflow` when more than kMaxSearched.
