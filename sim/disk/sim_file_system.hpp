@@ -129,7 +129,8 @@ struct FsStats {
 // Paths are '/'-separated; relative paths start at the root (the simulated working directory).
 // "." and ".." are honoured, and symlinks in the middle of a path are always followed.
 //
-// Not thread-safe: the simulator runs one rank at a time.
+// Not thread-safe, not even the const inspection calls, which update a memo of recent lookups:
+// the simulator runs one rank at a time.
 class SimFileSystem final : public ckpt::FileSystem {
   public:
     // Called before every mutating operation (including each removal inside remove_tree), before
@@ -258,11 +259,11 @@ class SimFileSystem final : public ckpt::FileSystem {
 
     // A lookup the walk made, kept for the next lookup of the same path in the same view. Its
     // result depends only on the entries of the directories it searched (inode kinds and link
-    // targets never change while an inode is reachable): a search that found its name holds until
-    // that directory loses or re-points a name, the one search that may have missed (the last)
-    // also until it gains one; and none holds once an inode is released. `name` is kept as an offset when it
-    // lies in the path (it is then re-pointed into the caller's text) and as the view itself when it lies in
-    // a link target.
+    // targets never change while an inode is reachable): a search that found its name holds
+    // until that directory loses or re-points a name, the one search that may have missed (the
+    // last) also until it gains one; and none holds once an inode is released. `name` is kept as
+    // an offset when it lies in the path (it is then re-pointed into the caller's text) and as
+    // the view itself when it lies in a link target.
     static constexpr std::size_t kMaxSearched = 8;  // deeper walks are not remembered
     struct RememberedLookup {
         std::string path;
