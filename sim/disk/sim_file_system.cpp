@@ -29,6 +29,7 @@ void SimFileSystem::reset() {
     observer_ = nullptr;
     injector_ = nullptr;
     stats_ = FsStats{};
+    forget_lookups();
     new_inode(EntryKind::directory);  // the root, kRoot
 }
 
@@ -77,7 +78,8 @@ SimFileSystem::InodeId SimFileSystem::new_inode(EntryKind kind) {
         return id;
     }
     const auto id = static_cast<InodeId>(inodes_.size());
-    inodes_.emplace_back().kind = kind;
+    inodes_.push_back(std::make_unique<Inode>());
+    inodes_.back()->kind = kind;
     return id;
 }
 
@@ -195,7 +197,11 @@ void SimFileSystem::rename(const std::string& from, const std::string& to) {
         return;  // rename(2) of a name onto the same file does nothing
     }
     node(source.parent).visible_entries.erase(node(source.parent).visible_entries.find(source.name));
-    node(destination.parent).visible_entries.insert_or_assign(std::string(destination.name), source.inode);
+    const bool added = node(destination.parent)
+                           .visible_entries.insert_or_assign(std::string(destination.name), source.inode)
+                           .second;
+    entries_changed(source.parent, FsView::visible, false);
+    entries_changed(destination.parent, FsView::visible, added);
     LogRecord record;
     record.kind = LogRecord::Kind::rename;
     record.dir = source.parent;

@@ -6,7 +6,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -130,7 +129,8 @@ struct FsStats {
 // Paths are '/'-separated; relative paths start at the root (the simulated working directory).
 // "." and ".." are honoured, and symlinks in the middle of a path are always followed.
 //
-// Not thread-safe: the simulator runs one rank at a time.
+// Not thread-safe, not even the const inspection calls, which update a memo of recent lookups:
+// the simulator runs one rank at a time.
 class SimFileSystem final : public ckpt::FileSystem {
   public:
     // Called before every mutating operation (including each removal inside remove_tree), before
@@ -224,6 +224,10 @@ class SimFileSystem final : public ckpt::FileSystem {
         std::string target;       // symlinks; never changes once created
         Entries visible_entries;  // directories
         Entries durable_entries;
+        // By view, the change clock's readings when those entries last gained a name, and last
+        // lost one or had one re-pointed (see remembered_).
+        std::array<std::uint64_t, 2> name_added_at{};
+        std::array<std::uint64_t, 2> name_dropped_at{};
         bool released = false;  // unreachable from every view: free for new_inode to reuse
     };
 
@@ -253,14 +257,64 @@ class SimFileSystem final : public ckpt::FileSystem {
         InodeId inode = kNoInode;
     };
 
+    // A lookup the walk made, kept for the next lookup of the same path in the same view. Its
+    // result depends only on the entries of the directories it searched (inode kinds and link
+    // targets never change while an inode is reachable): a search that found its name holds
+    // until that directory loses or re-points a name, the one search that may have missed (the
+    // last) also until it gains one; and none holds once an inode is released. `name` is kept as
+    // an offset when it lies in the path (it is then re-pointed into the caller's text) and as
+    // the view itself when it lies in a link target.
+    static constexpr std::size_t kMaxSearched = 8;  // deeper walks are not remembered
+    struct RememberedLookup {
+        std::string path;
+        FsView view = FsView::visible;
+        bool follow_last = false;
+        bool name_in_path = false;
+        std::uint8_t searched_count = 0;
+        std::uint64_t made_at = 0;  // the change clock's reading; 0 never counts
+        std::size_t name_offset = 0;
+        Lookup result;
+        std::array<InodeId, kMaxSearched> searched{};
+    };
+    static constexpr unsigned kRememberedLookupBits = 7;
+    static constexpr std::size_t kRememberedLookups = std::size_t{1} << kRememberedLookupBits;
+
+    // The directories a walk searched, in order; `overflow` when more than kMaxSearched.
+    struct Searched {
+        std::array<InodeId, kMaxSearched> dirs{};
+        std::uint8_t count = 0;
+        bool overflow = false;
+    };
+
+    // Resolves `path` in `view`; `ancestry`, when given, receives the directories from the root to
+    // the result's parent. Answers from remembered_ when it can, with the walk's very result.
     Lookup lookup(FsView view, std::string_view path, bool follow_last,
                   std::vector<InodeId>* ancestry = nullptr) const;
+    // lookup without ancestry. `slot` receives the index of the remembered lookup that now holds
+    // the result, or kRememberedLookups when the walk was too deep to remember.
+    Lookup recall(FsView view, std::string_view path, bool follow_last, std::size_t& slot) const;
+    // A path whose last component is a plain name, resolved as its directory's recalled lookup
+    // and one search more. False (and nothing set) when that would not be the walk's result.
+    bool extend_parent(FsView view, std::string_view path, bool follow_last, Lookup& out,
+                       Searched& searched) const;
+    Lookup walk(FsView view, std::string_view path, bool follow_last, std::vector<InodeId>* ancestry,
+                Searched* searched) const;
+    bool still_holds(const RememberedLookup& remembered) const noexcept;
+    // Every change to a directory's entries in a view goes through here. `added`: only a new name
+    // appeared, which no search that found its name can notice.
+    void entries_changed(InodeId dir, FsView view, bool added) noexcept {
+        auto& stamps = added ? node(dir).name_added_at : node(dir).name_dropped_at;
+        stamps[static_cast<std::size_t>(view)] = ++change_clock_;
+    }
+    // Voids every remembered lookup: for changes that are not one directory's entries (inodes
+    // released, the visible state replaced, a reset).
+    void forget_lookups() noexcept { forget_before_ = ++change_clock_; }
     // lookup for a port call: a walk failure becomes the FileSystemError of that call.
     Lookup resolve(FsOp op, std::string_view path, bool follow_last,
                    std::vector<InodeId>* ancestry = nullptr);
 
-    const Inode& node(InodeId id) const { return inodes_[id]; }
-    Inode& node(InodeId id) { return inodes_[id]; }
+    const Inode& node(InodeId id) const { return *inodes_[id]; }
+    Inode& node(InodeId id) { return *inodes_[id]; }
     static const Entries& entries(const Inode& inode, FsView view) {
         return view == FsView::visible ? inode.visible_entries : inode.durable_entries;
     }
@@ -284,9 +338,16 @@ class SimFileSystem final : public ckpt::FileSystem {
     void adopt_durable_state();
     void release_unreachable(const std::vector<char>& alive);
 
-    std::deque<Inode> inodes_;              // a deque, so lookups may hold views into symlink targets
+    // Indexed by id. Each inode lives in its own allocation, so a Lookup's name may be a view into a
+    // symlink target while new_inode grows the table (write_file through a dangling link does).
+    std::vector<std::unique_ptr<Inode>> inodes_;
     std::vector<InodeId> released_inodes_;  // ids release_unreachable freed, reused first
     std::vector<LogRecord> log_;
+    // Oracles resolve the same few paths at every crash point, and most changes in between touch
+    // other directories; remembering walks spares re-searching the same maps.
+    mutable std::array<RememberedLookup, kRememberedLookups> remembered_;
+    std::uint64_t change_clock_ = 0;
+    std::uint64_t forget_before_ = 1;  // remembered lookups made before this reading are void
     Observer observer_;
     FaultInjector injector_;
     FsStats stats_;

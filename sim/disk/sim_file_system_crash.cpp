@@ -73,26 +73,31 @@ template <class Inodes, class Log, class Id>
 std::vector<char> mark_reachable(const Inodes& inodes, const Log& log, Id root, Id none) {
     using Kind = typename Log::value_type::Kind;
     std::vector<char> alive(inodes.size(), 0);
-    std::vector<Id> walk{root};
+    // Marked when first pushed, so each inode is pushed once and the stack never outgrows this.
+    std::vector<Id> walk;
+    walk.reserve(inodes.size());
+    auto reach = [&](Id id) {
+        if (alive[id] == 0) {
+            alive[id] = 1;
+            walk.push_back(id);
+        }
+    };
+    reach(root);
     for (const auto& record : log) {
         if (record.kind == Kind::link || record.kind == Kind::rename) {
             for (const Id id : {record.inode, record.dir, record.dir2}) {
                 if (id != none) {
-                    walk.push_back(id);
+                    reach(id);
                 }
             }
         }
     }
     while (!walk.empty()) {
-        const Id id = walk.back();
+        const auto& inode = *inodes[walk.back()];
         walk.pop_back();
-        if (alive[id] != 0) {
-            continue;
-        }
-        alive[id] = 1;
-        for (const auto* children : {&inodes[id].visible_entries, &inodes[id].durable_entries}) {
+        for (const auto* children : {&inode.visible_entries, &inode.durable_entries}) {
             for (const auto& [name, child] : *children) {
-                walk.push_back(child);
+                reach(child);
             }
         }
     }
@@ -116,7 +121,8 @@ void drop_unreachable_records(Log& log, const std::vector<char>& alive) {
 
 void SimFileSystem::link_entry(InodeId dir, std::string_view name, InodeId inode) {
     CKPT_ASSERT(node(dir).kind == EntryKind::directory);
-    node(dir).visible_entries.insert_or_assign(std::string(name), inode);
+    const bool added = node(dir).visible_entries.insert_or_assign(std::string(name), inode).second;
+    entries_changed(dir, FsView::visible, added);
     LogRecord record;
     record.kind = LogRecord::Kind::link;
     record.dir = dir;
@@ -130,6 +136,7 @@ void SimFileSystem::unlink_entry(InodeId dir, std::string_view name) {
     const auto entry = visible.find(name);
     CKPT_ASSERT(entry != visible.end());  // callers unlink only what their lookup found
     visible.erase(entry);
+    entries_changed(dir, FsView::visible, false);
     LogRecord record;
     record.kind = LogRecord::Kind::unlink;
     record.dir = dir;
@@ -152,18 +159,26 @@ void SimFileSystem::apply_durably(const LogRecord& record) {
     CKPT_ASSERT(record.kind == LogRecord::Kind::data ? node(record.inode).kind == EntryKind::file
                                                      : node(record.dir).kind == EntryKind::directory);
     switch (record.kind) {
-        case LogRecord::Kind::link:
-            node(record.dir).durable_entries.insert_or_assign(record.name, record.inode);
+        case LogRecord::Kind::link: {
+            const bool added =
+                node(record.dir).durable_entries.insert_or_assign(record.name, record.inode).second;
+            entries_changed(record.dir, FsView::durable, added);
             break;
+        }
         case LogRecord::Kind::unlink:
             node(record.dir).durable_entries.erase(record.name);
+            entries_changed(record.dir, FsView::durable, false);
             break;
-        case LogRecord::Kind::rename:
+        case LogRecord::Kind::rename: {
             // Both halves in one step: a journal commits a rename as one transaction, so no
             // crash shows the entry under both names or under neither.
             node(record.dir).durable_entries.erase(record.name);
-            node(record.dir2).durable_entries.insert_or_assign(record.name2, record.inode);
+            const bool added =
+                node(record.dir2).durable_entries.insert_or_assign(record.name2, record.inode).second;
+            entries_changed(record.dir, FsView::durable, false);
+            entries_changed(record.dir2, FsView::durable, added);
             break;
+        }
         case LogRecord::Kind::data:
             node(record.inode).durable_data = record.data;
             break;
@@ -226,6 +241,7 @@ void SimFileSystem::release_unreachable(const std::vector<char>& alive) {
             node(id) = Inode{};
             node(id).released = true;
             released_inodes_.push_back(id);
+            forget_lookups();
         }
     }
 }
@@ -284,9 +300,10 @@ PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
 }
 
 void SimFileSystem::adopt_durable_state() {
-    for (Inode& inode : inodes_) {
-        inode.visible_data = inode.durable_data;
-        inode.visible_entries = inode.durable_entries;
+    forget_lookups();
+    for (const auto& inode : inodes_) {
+        inode->visible_data = inode->durable_data;
+        inode->visible_entries = inode->durable_entries;
     }
 }
 
