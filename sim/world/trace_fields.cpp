@@ -33,27 +33,41 @@ void append_json_string(std::string& out, std::string_view value) {
     }
 }
 
+std::string_view TraceFields::last_key() const noexcept {
+    return last_key_at_ == std::string::npos ? std::string_view(last_key_)
+                                             : std::string_view(text_).substr(last_key_at_, last_key_size_);
+}
+
 void TraceFields::open_member(std::string_view key) {
     // The envelope's keys are Trace's own; no member of a line, nested or not, reuses one.
     static constexpr std::array<std::string_view, 4> kEnvelope{"t", "inc", "rank", "kind"};
     if (std::find(kEnvelope.begin(), kEnvelope.end(), key) != kEnvelope.end()) {
         throw std::logic_error("trace detail uses the reserved key '" + std::string(key) + "'");
     }
-    if (!text_.empty() && key <= last_key_) {
-        throw std::logic_error("trace detail '" + std::string(key) + "' is not after '" + last_key_ +
-                               "': nlohmann would order the keys differently");
+    if (!text_.empty() && key <= last_key()) {
+        throw std::logic_error("trace detail '" + std::string(key) + "' is not after '" +
+                               std::string(last_key()) + "': nlohmann would order the keys differently");
     }
     // Escaped before anything is written, so a key nlohmann refuses leaves the fields as they were.
-    const std::string escaped = needs_no_escape(key) ? std::string() : nlohmann::json(key).dump();
-    if (!text_.empty()) {
+    const bool plain = needs_no_escape(key);
+    const std::string escaped = plain ? std::string() : nlohmann::json(key).dump();
+    if (text_.empty()) {
+        text_.reserve(kTypicalSize);  // one allocation for a whole line's members
+    } else {
         text_ += ',';
     }
-    if (escaped.empty()) {
-        append_quoted(text_, key);
+    if (plain) {
+        // The key stands unchanged between its quotes: the next member compares with it there.
+        text_ += '"';
+        last_key_at_ = text_.size();
+        last_key_size_ = key.size();
+        text_ += key;
+        text_ += '"';
     } else {
         text_ += escaped;
+        last_key_at_ = std::string::npos;
+        last_key_.assign(key);
     }
-    last_key_ = key;
     text_ += ':';
 }
 

@@ -34,9 +34,15 @@ class TraceFields {
     const std::string& members() const noexcept { return text_; }
 
   private:
+    static constexpr std::size_t kTypicalSize = 256;  // the members of the longest hot lines fit
+
     void open_member(std::string_view key);
+    std::string_view last_key() const noexcept;
 
     std::string text_;
+    // The previous key: where it stands in text_ when written plain, else (escaped) a copy.
+    std::size_t last_key_at_ = 0;
+    std::size_t last_key_size_ = 0;
     std::string last_key_;
 };
 
