@@ -231,8 +231,9 @@ SidecarReading read_sidecar_bytes(std::optional<std::string> bytes) {
 
 // The layout is a valid object whose state mapping holds the six fields of `state`: a finite
 // best in the shortest digits that parse back to it, integers and booleans as written.
-SidecarReading reading_of_laid_out_sidecar(std::string bytes, const CheckpointEvaluationState& state,
-                                           std::int64_t step, int version) {
+SidecarReading reading_of_laid_out_sidecar(std::string bytes, const PolicySettings& settings,
+                                           const CheckpointEvaluationState& state, std::int64_t step,
+                                           int version) {
     SidecarReading sidecar;
     sidecar.bytes = std::move(bytes);
     sidecar.payload = json::object();
@@ -242,6 +243,7 @@ SidecarReading reading_of_laid_out_sidecar(std::string bytes, const CheckpointEv
     }
     sidecar.has_policy_state = true;
     sidecar.state = state;
+    sidecar.laid_out = SidecarReading::Layout{settings, step, version};
     return sidecar;
 }
 

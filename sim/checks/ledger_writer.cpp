@@ -99,7 +99,8 @@ bool LedgerWriter::read_sidecar_as_laid_out(std::optional<std::string>& bytes) {
     if (*bytes != oracle_sidecar_text(settings_, state, step, version)) {
         return false;
     }
-    ledger_.sidecar_after_write = reading_of_laid_out_sidecar(std::move(*bytes), state, step, version);
+    ledger_.sidecar_after_write =
+        reading_of_laid_out_sidecar(std::move(*bytes), settings_, state, step, version);
     return true;
 }
 
