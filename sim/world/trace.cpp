@@ -27,7 +27,8 @@ void Trace::record(std::int64_t time_ms, int incarnation, int rank, std::string_
         }
     }
     if (details.is_object() && !details.empty()) {
-        const auto body = details.dump();
+        std::string body;
+        append_json_value(body, details);
         write_line(time_ms, incarnation, rank, kind, std::string_view(body).substr(1, body.size() - 2));
     } else {
         write_line(time_ms, incarnation, rank, kind, {});

@@ -18,6 +18,9 @@ namespace ckpt::sim {
 // Appends `value` as a JSON string, in exactly the bytes nlohmann's dump() gives for it (and
 // throwing where it throws); plain printable ASCII is copied without building a json.
 void append_json_string(std::string& out, std::string_view value);
+// Appends `value` in exactly the bytes nlohmann's dump() (compact) gives for it.
+void append_json_number(std::string& out, double value);
+void append_json_value(std::string& out, const nlohmann::json& value);
 
 class TraceFields {
   public:
