@@ -229,4 +229,22 @@ SidecarReading read_sidecar_bytes(std::optional<std::string> bytes) {
     return sidecar;
 }
 
+// The layout is a valid object whose state mapping holds the six fields of `state`: a finite
+// best in the shortest digits that parse back to it, integers and booleans as written.
+SidecarReading reading_of_laid_out_sidecar(std::string bytes, const PolicySettings& settings,
+                                           const CheckpointEvaluationState& state, std::int64_t step,
+                                           int version) {
+    SidecarReading sidecar;
+    sidecar.bytes = std::move(bytes);
+    sidecar.payload = json::object();
+    if (version != 1) {  // the seed's own document has no step; json::parse reads it unsigned
+        sidecar.payload["last_evaluated_step"] =
+            step >= 0 ? json(static_cast<std::uint64_t>(step)) : json(step);
+    }
+    sidecar.has_policy_state = true;
+    sidecar.state = state;
+    sidecar.laid_out = SidecarReading::Layout{settings, step, version};
+    return sidecar;
+}
+
 }  // namespace ckpt::sim

@@ -43,5 +43,11 @@ CheckpointEvaluationState expected_floor(const SimFileSystem& fs, const Ledger& 
 SidecarReading read_durable_sidecar(const SimFileSystem& fs);
 // The same reading of sidecar bytes from any view (nothing when there are none).
 SidecarReading read_sidecar_bytes(std::optional<std::string> bytes);
+// What read_sidecar_bytes gives for bytes that are exactly the checkers' own layout of `state`
+// (sidecar_oracle_format.hpp's oracle_sidecar_text of these arguments, the best finite or
+// absent), known without scanning them: that state, and that step as json::parse reads it.
+SidecarReading reading_of_laid_out_sidecar(std::string bytes, const PolicySettings& settings,
+                                           const CheckpointEvaluationState& state, std::int64_t step,
+                                           int version);
 
 }  // namespace ckpt::sim

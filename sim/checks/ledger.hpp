@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/core/checkpoint_evaluation_decision.hpp"
+#include "policy/core/checkpoint_evaluation_policy.hpp"
 #include "policy/core/checkpoint_evaluation_state.hpp"
 
 namespace ckpt::sim {
@@ -70,6 +71,14 @@ struct SidecarReading {
     nlohmann::json payload;
     bool has_policy_state = false;  // the document is an object holding checkpoint_eval_state
     std::optional<CheckpointEvaluationState> state;  // read_state of that member
+    // Set when the bytes were recognised as exactly the checkers' own layout of `state`
+    // (oracle_sidecar_text with these arguments), so P9 need not lay it out a second time.
+    struct Layout {
+        PolicySettings settings;
+        std::int64_t last_evaluated_step = 0;
+        int version = 2;
+    };
+    std::optional<Layout> laid_out;
 };
 
 // What the rules decided for the newest evaluation the simulator scored (reference_policy.hpp,

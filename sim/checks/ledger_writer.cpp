@@ -4,11 +4,13 @@
 #include "sim/checks/ledger_writer.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "sim/checks/disk_truth.hpp"
 #include "sim/checks/lineage.hpp"
 #include "sim/checks/reference_policy.hpp"
+#include "sim/checks/sidecar_oracle_format.hpp"
 #include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
@@ -71,12 +73,35 @@ void LedgerWriter::on(const SaveCallbackReturned& e) {
 // Only a durable sidecar holding the ledger's state is durably recorded.
 void LedgerWriter::read_sidecar_at_deadline() {
     ++ledger_.sidecar_deadlines;
-    ledger_.sidecar_after_write = read_durable_sidecar(fs_);
+    static const std::string path = join_path(kOutputDir, kSidecarName);
+    auto bytes = fs_.durable_content(path);
+    if (!read_sidecar_as_laid_out(bytes)) {
+        ledger_.sidecar_after_write = read_sidecar_bytes(std::move(bytes));
+    }
     const auto& sidecar = ledger_.sidecar_after_write;
     if (sidecar.state && *sidecar.state == ledger_.current_state) {
         ledger_.sidecar = SidecarRecord{ledger_.current_state, *sidecar.bytes, ledger_.current_node};
         ledger_.sidecar_damaged = false;
     }
+}
+
+// Almost every deadline finds exactly the bytes the checkers' own writer lays out for the
+// ledger's state and the decision's step: comparing them costs far less than scanning them, and
+// their reading is known (reading_of_laid_out_sidecar). Any other bytes are read in full.
+bool LedgerWriter::read_sidecar_as_laid_out(std::optional<std::string>& bytes) {
+    const auto& state = ledger_.current_state;
+    if (callbacks_ == nullptr || !bytes || !ledger_.last_decision ||
+        (state.best_score && !std::isfinite(*state.best_score))) {
+        return false;
+    }
+    const auto step = ledger_.last_decision->step;
+    const int version = sidecar_version_written(*callbacks_, incarnation_);
+    if (*bytes != oracle_sidecar_text(settings_, state, step, version)) {
+        return false;
+    }
+    ledger_.sidecar_after_write =
+        reading_of_laid_out_sidecar(std::move(*bytes), settings_, state, step, version);
+    return true;
 }
 
 void LedgerWriter::on(const RecoveryFinished&) {

@@ -12,6 +12,7 @@
 #include "sim/checks/ledger.hpp"
 #include "sim/disk/sim_file_system.hpp"
 #include "sim/events/event.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace ckpt::sim {
 
@@ -19,6 +20,10 @@ class LedgerWriter {
   public:
     LedgerWriter(const PolicySettings& settings, const SimFileSystem& fs, Ledger& ledger)
         : settings_(settings), fs_(fs), ledger_(ledger) {}
+    // Knowing the run's callbacks, a deadline's sidecar that is exactly the layout of the
+    // ledger's state is recognised without being scanned (read_sidecar_at_deadline).
+    LedgerWriter(const CallbackOptions& callbacks, const SimFileSystem& fs, Ledger& ledger)
+        : settings_(callbacks.policy), callbacks_(&callbacks), fs_(fs), ledger_(ledger) {}
 
     void on(const IncarnationBegan& e);
     void on(const BaselineEstablished& e);
@@ -46,8 +51,11 @@ class LedgerWriter {
     bool retire_if_unreachable(std::int64_t step, std::int64_t written_step);
     void forget_retired(std::int64_t step);
     void read_sidecar_at_deadline();
+    // Takes the bytes when it recognises them.
+    bool read_sidecar_as_laid_out(std::optional<std::string>& bytes);
 
     const PolicySettings& settings_;
+    const CallbackOptions* callbacks_ = nullptr;  // null: every deadline's sidecar is scanned
     const SimFileSystem& fs_;
     Ledger& ledger_;
     int incarnation_ = 0;

@@ -83,7 +83,9 @@ class Simulation final : public EventSink {
                 "the job did not finish within " + std::to_string(limit) + " incarnations");
             emit(IncarnationLimitReached{limit});
         }
-        world_.trace_sink.record(-1, "end", {{"outcome", to_string(outcome_)}, {"detail", outcome_detail_}});
+        world_.trace_sink.record(
+            -1, "end",
+            TraceFields().string("detail", outcome_detail_).string("outcome", to_string(outcome_)));
         ScenarioResult result;
         result.scenario = original_;  // the fixes a refusal named are applied again on replay
         result.outcome = outcome_;
@@ -112,11 +114,15 @@ class Simulation final : public EventSink {
     [[gnu::noinline]] void trace_pending_violations(const Event& event, std::uint64_t first_line) {
         const bool wrote = world_.trace.events() > first_line;
         for (const auto& violation : pending_violations_) {
-            world_.trace_sink.record(-1, "violation",
-                                     {{"property", id_of(violation.property)},
-                                      {"message", violation.message},
-                                      {"event", event_name(event)},
-                                      {"judges", wrote ? nlohmann::json(first_line) : nlohmann::json()}});
+            world_.trace_sink.record(
+                -1, "violation",
+                TraceFields()
+                    .string("event", event_name(event))
+                    .integer_or_null(
+                        "judges", wrote ? std::optional<std::int64_t>(static_cast<std::int64_t>(first_line))
+                                        : std::nullopt)
+                    .string("message", violation.message)
+                    .string("property", id_of(violation.property)));
         }
         pending_violations_.clear();
     }
@@ -159,8 +165,11 @@ class Simulation final : public EventSink {
         }
         ++relaunches_;
         world_.stats.relaunches[std::string(kRemedyNames.name(remedy))] += 1;
-        world_.trace_sink.record(
-            -1, "relaunch", {{"remedy", kRemedyNames.name(remedy)}, {"path", path}, {"failure", detail}});
+        world_.trace_sink.record(-1, "relaunch",
+                                 TraceFields()
+                                     .string("failure", detail)
+                                     .string("path", path)
+                                     .string("remedy", kRemedyNames.name(remedy)));
         emit(OperatorRemedied{kRemedyNames.name(remedy), path});
         return false;
     }
@@ -261,10 +270,11 @@ class Simulation final : public EventSink {
         }
         const auto report = world_.fs.power_loss(crash.power_loss(), world_.power);
         world_.trace_sink.record(-1, "power_loss",
-                                 {{"mode", to_string(crash.power_loss())},
-                                  {"pending", report.pending},
-                                  {"kept", report.kept},
-                                  {"torn", report.torn}});
+                                 TraceFields()
+                                     .integer("kept", static_cast<std::int64_t>(report.kept))
+                                     .string("mode", to_string(crash.power_loss()))
+                                     .integer("pending", static_cast<std::int64_t>(report.pending))
+                                     .integer("torn", static_cast<std::int64_t>(report.torn)));
     }
 
     // Runs one incarnation; true when the scenario ended.

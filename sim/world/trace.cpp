@@ -27,7 +27,8 @@ void Trace::record(std::int64_t time_ms, int incarnation, int rank, std::string_
         }
     }
     if (details.is_object() && !details.empty()) {
-        const auto body = details.dump();
+        std::string body;
+        append_json_value(body, details);
         write_line(time_ms, incarnation, rank, kind, std::string_view(body).substr(1, body.size() - 2));
     } else {
         write_line(time_ms, incarnation, rank, kind, {});
@@ -42,31 +43,33 @@ void Trace::record(std::int64_t time_ms, int incarnation, int rank, std::string_
 void Trace::write_line(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
                        std::string_view members) {
     // Keys are written in a fixed order by hand: nlohmann sorts object keys, which would bury
-    // the time and kind in the middle of each line. One buffer, sized once: every event of a
-    // run writes here, and the kind is quoted as dump() would (TraceFields' rule for plain text).
-    std::string line;
-    line.reserve(64 + kind.size() + members.size());
-    line += "{\"t\":";
+    // the time and kind in the middle of each line. One buffer, reused by every line of the run
+    // (clear() keeps its capacity), and the kind is quoted as dump() would (TraceFields' rule for
+    // plain text).
+    using namespace std::string_view_literals;
+    std::string& line = line_;
+    line.clear();
+    line += "{\"t\":"sv;
     append_integer(line, time_ms);
-    line += ",\"inc\":";
+    line += ",\"inc\":"sv;
     append_integer(line, incarnation);
-    line += ",\"rank\":";
+    line += ",\"rank\":"sv;
     append_integer(line, rank);
-    line += ",\"kind\":";
+    line += ",\"kind\":"sv;
     append_json_string(line, kind);
     if (!members.empty()) {
         line += ',';
         line += members;
     }
-    line += '}';
-    hash_.update(line);
-    hash_.update("\n");
+    line += "}\n"sv;
+    hash_.update(line);  // the line and its '\n' in one pass, as two updates would hash them
+    line.pop_back();
     ++events_;
     if (sink_ != nullptr) {
         sink_->line(line);
     }
     if (keep_lines_) {
-        lines_.push_back(std::move(line));
+        lines_.push_back(line);
     }
 }
 

@@ -56,6 +56,7 @@ class Trace {
     TraceHash hash_;
     std::uint64_t events_ = 0;
     std::vector<std::string> lines_;
+    std::string line_;  // the line being written, its capacity kept from line to line
 };
 
 }  // namespace ckpt::sim

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <stdexcept>
 
@@ -33,27 +34,115 @@ void append_json_string(std::string& out, std::string_view value) {
     }
 }
 
+std::string_view TraceFields::last_key() const noexcept {
+    return last_key_at_ == std::string::npos ? std::string_view(last_key_)
+                                             : std::string_view(text_).substr(last_key_at_, last_key_size_);
+}
+
+void append_json_number(std::string& out, double value) {
+    // dump()'s own formatting: its serializer writes "null" for a non-finite double and otherwise
+    // calls exactly this grisu2 routine (the shortest round-trip form, "1.0"). Called directly, a
+    // number costs no json, output adapter and serializer of its own.
+    if (!std::isfinite(value)) {
+        out += "null";
+        return;
+    }
+    std::array<char, 64> digits;
+    const char* end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), value);
+    out.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
+}
+
+// The serializer's compact form, case by case: members in the object's (sorted) order, ','
+// between items and no spaces, strings and keys as append_json_string writes them.
+void append_json_value(std::string& out, const nlohmann::json& value) {
+    using Type = nlohmann::json::value_t;
+    switch (value.type()) {
+        case Type::object: {
+            out += '{';
+            bool first = true;
+            for (const auto& [key, member] : value.get_ref<const nlohmann::json::object_t&>()) {
+                if (!first) {
+                    out += ',';
+                }
+                first = false;
+                append_json_string(out, key);
+                out += ':';
+                append_json_value(out, member);
+            }
+            out += '}';
+            return;
+        }
+        case Type::array: {
+            out += '[';
+            bool first = true;
+            for (const auto& item : value.get_ref<const nlohmann::json::array_t&>()) {
+                if (!first) {
+                    out += ',';
+                }
+                first = false;
+                append_json_value(out, item);
+            }
+            out += ']';
+            return;
+        }
+        case Type::string:
+            append_json_string(out, value.get_ref<const std::string&>());
+            return;
+        case Type::boolean:
+            out += value.get<bool>() ? "true" : "false";
+            return;
+        case Type::null:
+            out += "null";
+            return;
+        case Type::number_integer:
+        case Type::number_unsigned: {
+            char digits[24];
+            const auto end =
+                value.is_number_unsigned()
+                    ? std::to_chars(digits, digits + sizeof digits, value.get<std::uint64_t>()).ptr
+                    : std::to_chars(digits, digits + sizeof digits, value.get<std::int64_t>()).ptr;
+            out.append(digits, end);
+            return;
+        }
+        case Type::number_float:
+            append_json_number(out, value.get<double>());
+            return;
+        default:  // binary and discarded values: the serializer's own (rare) forms
+            out += value.dump();
+            return;
+    }
+}
+
 void TraceFields::open_member(std::string_view key) {
     // The envelope's keys are Trace's own; no member of a line, nested or not, reuses one.
     static constexpr std::array<std::string_view, 4> kEnvelope{"t", "inc", "rank", "kind"};
     if (std::find(kEnvelope.begin(), kEnvelope.end(), key) != kEnvelope.end()) {
         throw std::logic_error("trace detail uses the reserved key '" + std::string(key) + "'");
     }
-    if (!text_.empty() && key <= last_key_) {
-        throw std::logic_error("trace detail '" + std::string(key) + "' is not after '" + last_key_ +
-                               "': nlohmann would order the keys differently");
+    if (!text_.empty() && key <= last_key()) {
+        throw std::logic_error("trace detail '" + std::string(key) + "' is not after '" +
+                               std::string(last_key()) + "': nlohmann would order the keys differently");
     }
     // Escaped before anything is written, so a key nlohmann refuses leaves the fields as they were.
-    const std::string escaped = needs_no_escape(key) ? std::string() : nlohmann::json(key).dump();
-    if (!text_.empty()) {
+    const bool plain = needs_no_escape(key);
+    const std::string escaped = plain ? std::string() : nlohmann::json(key).dump();
+    if (text_.empty()) {
+        text_.reserve(kTypicalSize);  // one allocation for a whole line's members
+    } else {
         text_ += ',';
     }
-    if (escaped.empty()) {
-        append_quoted(text_, key);
+    if (plain) {
+        // The key stands unchanged between its quotes: the next member compares with it there.
+        text_ += '"';
+        last_key_at_ = text_.size();
+        last_key_size_ = key.size();
+        text_ += key;
+        text_ += '"';
     } else {
         text_ += escaped;
+        last_key_at_ = std::string::npos;
+        last_key_.assign(key);
     }
-    last_key_ = key;
     text_ += ':';
 }
 
@@ -65,7 +154,9 @@ TraceFields& TraceFields::null(std::string_view key) {
 
 TraceFields& TraceFields::integer(std::string_view key, std::int64_t value) {
     open_member(key);
-    text_ += std::to_string(value);
+    char digits[24];  // std::to_string's digits, without its temporary
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    text_.append(digits, end);
     return *this;
 }
 
@@ -75,16 +166,7 @@ TraceFields& TraceFields::integer_or_null(std::string_view key, std::optional<st
 
 TraceFields& TraceFields::number(std::string_view key, double value) {
     open_member(key);
-    // dump()'s own formatting: its serializer writes "null" for a non-finite double and otherwise
-    // calls exactly this grisu2 routine (the shortest round-trip form, "1.0"). Called directly, a
-    // number costs no json, output adapter and serializer of its own.
-    if (!std::isfinite(value)) {
-        text_ += "null";
-        return *this;
-    }
-    std::array<char, 64> digits;
-    const char* end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), value);
-    text_.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
+    append_json_number(text_, value);
     return *this;
 }
 

@@ -18,6 +18,9 @@ namespace ckpt::sim {
 // Appends `value` as a JSON string, in exactly the bytes nlohmann's dump() gives for it (and
 // throwing where it throws); plain printable ASCII is copied without building a json.
 void append_json_string(std::string& out, std::string_view value);
+// Appends `value` in exactly the bytes nlohmann's dump() (compact) gives for it.
+void append_json_number(std::string& out, double value);
+void append_json_value(std::string& out, const nlohmann::json& value);
 
 class TraceFields {
   public:
@@ -34,9 +37,15 @@ class TraceFields {
     const std::string& members() const noexcept { return text_; }
 
   private:
+    static constexpr std::size_t kTypicalSize = 256;  // the members of the longest hot lines fit
+
     void open_member(std::string_view key);
+    std::string_view last_key() const noexcept;
 
     std::string text_;
+    // The previous key: where it stands in text_ when written plain, else (escaped) a copy.
+    std::size_t last_key_at_ = 0;
+    std::size_t last_key_size_ = 0;
     std::string last_key_;
 };
 

@@ -30,7 +30,7 @@ struct World {
         : scenario(s),
           scores(s),
           trace(options.keep_trace, options.trace_sink),
-          ledger_writer(s.callbacks.policy, fs, ledger),
+          ledger_writer(s.callbacks, fs, ledger),
           oracles(scenario, fs, ledger, save_window),
           callback_io(kOutputDir),
           callback_points(callback_io),
