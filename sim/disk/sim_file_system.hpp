@@ -163,6 +163,13 @@ class SimFileSystem final : public ckpt::FileSystem {
     void symlink(const std::string& target, const std::string& link_path) override;
     std::string readlink(const std::string& path) override;
 
+    // Off: every lookup walks the path, as if remembered_ did not exist. Only for the differential
+    // test (sim_file_system_memo_differential_test.cpp), which holds the memo to the plain walk; the
+    // simulator leaves it on. Survives reset, like the memo itself.
+    void set_lookup_memo(bool on) noexcept {
+        lookup_memo_ = on;
+        forget_lookups();
+    }
     void set_observer(Observer observer) { observer_ = std::move(observer); }
     void set_fault_injector(FaultInjector injector) { injector_ = std::move(injector); }
 
@@ -348,6 +355,7 @@ class SimFileSystem final : public ckpt::FileSystem {
     mutable std::array<RememberedLookup, kRememberedLookups> remembered_;
     std::uint64_t change_clock_ = 0;
     std::uint64_t forget_before_ = 1;  // remembered lookups made before this reading are void
+    bool lookup_memo_ = true;          // see set_lookup_memo
     Observer observer_;
     FaultInjector injector_;
     FsStats stats_;

@@ -73,7 +73,7 @@ bool same_text(std::string_view a, std::string_view b) noexcept {
 SimFileSystem::Lookup SimFileSystem::lookup(FsView view, std::string_view path, bool follow_last,
                                             std::vector<InodeId>* ancestry) const {
     // Only rename asks for the ancestry, twice a call: not worth remembering.
-    if (ancestry != nullptr || path.empty()) {
+    if (!lookup_memo_ || ancestry != nullptr || path.empty()) {
         return walk(view, path, follow_last, ancestry, nullptr);
     }
     std::size_t slot = 0;
