@@ -122,22 +122,13 @@ class PlainJsonParser {
             // keys, so each insertion lands there at no search cost.
             auto& members = out.get_ref<json::object_t&>();
             const auto member = members.emplace_hint(members.end(), std::string(key), nullptr);
-            if (!parse_value(member->second, depth)) {
+            bool closed = false;
+            if (!parse_value(member->second, depth) || !close_or_continue('}', closed)) {
                 return false;
             }
-            skip_whitespace();
-            if (at_end()) {
-                return false;
-            }
-            if (peek() == '}') {
-                ++at_;
+            if (closed) {
                 return true;
             }
-            if (peek() != ',') {
-                return false;
-            }
-            ++at_;
-            skip_whitespace();
         }
     }
 
@@ -155,20 +146,34 @@ class PlainJsonParser {
                 return false;
             }
             out.push_back(std::move(element));
-            skip_whitespace();
-            if (at_end()) {
+            bool closed = false;
+            if (!close_or_continue(']', closed)) {
                 return false;
             }
-            if (peek() == ']') {
-                ++at_;
+            if (closed) {
                 return true;
             }
-            if (peek() != ',') {
-                return false;
-            }
-            ++at_;
-            skip_whitespace();
         }
+    }
+
+    // After a member or an element: `closer` ends the container (closed), a comma asks for the
+    // next one; anything else is not JSON.
+    bool close_or_continue(char closer, bool& closed) noexcept {
+        skip_whitespace();
+        if (at_end()) {
+            return false;
+        }
+        if (peek() == closer) {
+            ++at_;
+            closed = true;
+            return true;
+        }
+        if (peek() != ',') {
+            return false;
+        }
+        ++at_;
+        skip_whitespace();
+        return true;
     }
 
     // Printable ASCII without escapes; a backslash, a control byte or any byte above 0x7E
