@@ -8,19 +8,24 @@
 #include <optional>
 #include <vector>
 
-#include "policy/output_dir/checkpoint_layout.hpp"
+#include "policy/ports/file_system.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/trainer/checkpoint_mtimes.hpp"
+#include "sim/trainer/transformers_checkpoints.hpp"
 
 namespace ckpt::sim {
 
 // Oldest first, as _sorted_checkpoints returns them. `checkpoints` is in step order.
-std::vector<CheckpointEntry> sorted_checkpoints(std::vector<CheckpointEntry> checkpoints, RotationOrder order,
-                                                const CheckpointMtimes& mtimes);
+std::vector<transformers::Checkpoint> sorted_checkpoints(std::vector<transformers::Checkpoint> checkpoints,
+                                                         RotationOrder order, const CheckpointMtimes& mtimes);
 
 // The checkpoints rotation deletes, in deletion order.
-std::vector<CheckpointEntry> checkpoints_to_rotate(const std::vector<CheckpointEntry>& sorted,
-                                                   std::int64_t save_total_limit,
-                                                   std::optional<std::int64_t> protected_step);
+std::vector<transformers::Checkpoint> checkpoints_to_rotate(
+    const std::vector<transformers::Checkpoint>& sorted, std::int64_t save_total_limit,
+    std::optional<std::int64_t> protected_step);
+
+// The older, kinder model's protect_best_in_rotation (not Transformers): the step of the
+// checkpoint output_dir's final_checkpoint link names, read from the link itself.
+std::optional<std::int64_t> linked_checkpoint_step(FileSystem& fs);
 
 }  // namespace ckpt::sim

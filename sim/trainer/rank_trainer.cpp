@@ -4,16 +4,14 @@
 
 #include <algorithm>
 
-#include "policy/base/plain_json_dump.hpp"
 #include "policy/callbacks/stateful_callbacks.hpp"
-#include "policy/formats/document_migrations.hpp"
-#include "policy/output_dir/checkpoint_layout.hpp"
-#include "policy/output_dir/final_checkpoint_link.hpp"
-#include "policy/output_dir/model_weights.hpp"
 #include "policy/ports/file_system_error.hpp"
 #include "policy/trigger/evaluation_round.hpp"
 #include "sim/events/job_constants.hpp"
 #include "sim/trainer/checkpoint_rotation.hpp"
+#include "sim/trainer/safetensors_file.hpp"
+#include "sim/trainer/trainer_state_file.hpp"
+#include "sim/trainer/transformers_checkpoints.hpp"
 
 namespace ckpt::sim {
 
@@ -249,7 +247,7 @@ void RankTrainer::write_checkpoint_file(const std::string& directory, const char
 void RankTrainer::stamp_if_created(const std::string& path) {
     // Creating an entry sets its directory's mtime; rewriting a file in place does not.
     if (!job_.fs.exists_in(FsView::visible, path)) {
-        job_.mtimes.touch(checkpoint_dir_name(global_step_), job_.clock.now_ms());
+        job_.mtimes.touch(transformers::checkpoint_folder(global_step_), job_.clock.now_ms());
     }
 }
 
@@ -274,16 +272,15 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
         {"stateful_callbacks", std::move(stored_callbacks_)},  // lent to the document, not copied
     };
     best_.write_to(state);
-    stamp_trainer_state_version(state);
     std::string bytes;
     try {
-        bytes = dump_json(state, 2);
+        bytes = transformers::trainer_state_text(state);
     } catch (...) {
         stored_callbacks_ = std::move(state["stateful_callbacks"]);
         throw;
     }
     stored_callbacks_ = std::move(state["stateful_callbacks"]);
-    const auto path = join_path(directory, kTrainerStateName);
+    const auto path = join_path(directory, transformers::kTrainerStateFile);
     // open(path, "w") truncates before json.dump writes: a crash in between leaves it empty.
     stamp_if_created(path);
     job_.fs.write_file(path, "");
@@ -308,24 +305,24 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
 }
 
 void RankTrainer::save_checkpoint() {
-    const auto directory = join_path(kOutputDir, checkpoint_dir_name(global_step_));
+    const auto directory = transformers::checkpoint_path(kOutputDir, global_step_);
     if (is_rank_zero()) {
         emit(CheckpointStarted{global_step_});
     }
     if (!job_.fs.exists_in(FsView::visible, directory)) {
-        job_.mtimes.touch(checkpoint_dir_name(global_step_), job_.clock.now_ms());
+        job_.mtimes.touch(transformers::checkpoint_folder(global_step_), job_.clock.now_ms());
     }
     make_dirs(job_.fs, directory);
     if (is_rank_zero()) {
-        write_checkpoint_file(directory, "model.safetensors",
-                              safetensors_without_tensors("weights@" + std::to_string(global_step_)));
+        write_checkpoint_file(directory, transformers::kSafeWeightsFile.data(),
+                              transformers::model_weights_file(global_step_));
         write_checkpoint_file(directory, "config.json", "{}");
         write_checkpoint_file(directory, "training_args.bin", "args");
     }
     // After the model is written, so this checkpoint can become the best in the same save.
     const auto strategy = job_.scenario.trainer.save_strategy;
     if ((strategy == SaveStrategy::steps || strategy == SaveStrategy::epoch) && best_.best_global_step) {
-        const auto best_dir = join_path(kOutputDir, checkpoint_dir_name(*best_.best_global_step));
+        const auto best_dir = transformers::checkpoint_path(kOutputDir, *best_.best_global_step);
         if (job_.fs.exists_in(FsView::visible, best_dir)) {
             best_.best_model_checkpoint = best_dir;
         }
@@ -355,9 +352,9 @@ void RankTrainer::rotate_checkpoints() {
     // protect_best_in_rotation keeps the checkpoint final_checkpoint names instead.
     std::optional<std::int64_t> protected_step = best_model_checkpoint_step();
     if (!best_.best_model_checkpoint && job_.scenario.trainer.protect_best_in_rotation) {
-        protected_step = final_checkpoint_step(job_.fs, kOutputDir);
+        protected_step = linked_checkpoint_step(job_.fs);
     }
-    const auto sorted = sorted_checkpoints(list_checkpoints(job_.fs, kOutputDir),
+    const auto sorted = sorted_checkpoints(transformers::checkpoints_by_step(job_.fs, kOutputDir),
                                            job_.scenario.trainer.rotation_order, job_.mtimes);
     const auto rotated =
         checkpoints_to_rotate(sorted, job_.scenario.trainer.save_total_limit, protected_step);

@@ -2,12 +2,12 @@
 // barrier and load of best_model_checkpoint, then the clean-up that, with save_total_limit == 1,
 // deletes every checkpoint but the best. A torn best fails the job as the load would; a missing
 // one only warns (as Transformers does), but the clean-up's os.path.samefile then raises.
-#include "policy/output_dir/checkpoint_layout.hpp"
-#include "policy/output_dir/model_weights.hpp"
 #include "policy/ports/file_system_error.hpp"
 #include "sim/events/job_constants.hpp"
 #include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
+#include "sim/trainer/safetensors_file.hpp"
+#include "sim/trainer/transformers_checkpoints.hpp"
 
 namespace ckpt::sim {
 
@@ -17,7 +17,7 @@ std::optional<std::int64_t> RankTrainer::best_model_checkpoint_step() const {
     }
     const std::string_view path = *best_.best_model_checkpoint;
     const auto slash = path.rfind('/');
-    return parse_checkpoint_step(slash == std::string_view::npos ? path : path.substr(slash + 1));
+    return transformers::checkpoint_step(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
 void RankTrainer::end_of_training() {
@@ -33,13 +33,13 @@ void RankTrainer::end_of_training() {
 
 void RankTrainer::load_best_model() {
     const auto& directory = *best_.best_model_checkpoint;
-    const auto weights = join_path(directory, "model.safetensors");
+    const auto weights = join_path(directory, transformers::kSafeWeightsFile);
     const bool found = job_.fs.exists_in(FsView::visible, weights);
     if (is_rank_zero()) {
         emit(BestModelLoading{best_model_checkpoint_step().value_or(-1), found});
     }
     // "Could not locate the best model at ...": a warning, training ends with the last weights.
-    if (found && !is_whole_safetensors(job_.fs.read_file(weights))) {
+    if (found && !transformers::loads_as_safetensors(job_.fs.read_file(weights))) {
         throw BestModelLoadFailed("safetensors_rust.SafetensorError: Error while deserializing header of " +
                                   weights);
     }
@@ -52,7 +52,7 @@ void RankTrainer::delete_all_but_best_checkpoint() {
         throw BestModelLoadFailed("FileNotFoundError: [Errno 2] No such file or directory: '" + best + "'");
     }
     emit(RotationStarted{});
-    for (const auto& entry : list_checkpoints(job_.fs, kOutputDir)) {
+    for (const auto& entry : transformers::checkpoints_by_step(job_.fs, kOutputDir)) {
         if (join_path(kOutputDir, entry.name) == best) {
             continue;
         }

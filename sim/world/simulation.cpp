@@ -4,16 +4,16 @@
 
 #include <algorithm>
 
-#include "policy/base/plain_json.hpp"
-#include "policy/formats/document_migrations.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
-#include "policy/output_dir/model_weights.hpp"
 #include "policy/output_dir/resume_point.hpp"
 #include "sim/base/assert.hpp"
 #include "sim/checks/disk_truth.hpp"
 #include "sim/faults/simulated_crash.hpp"
 #include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
+#include "sim/trainer/safetensors_file.hpp"
+#include "sim/trainer/trainer_state_file.hpp"
+#include "sim/trainer/transformers_checkpoints.hpp"
 #include "sim/world/event_names.hpp"
 #include "sim/world/operator_relaunch.hpp"
 #include "sim/world/refusal_fix.hpp"
@@ -218,10 +218,21 @@ class Simulation final : public EventSink {
             Simulation& sim_;
         };
         ReportedResume observer(*this);
-        const auto rule = world_.scenario.trainer.resume_rule == ResumeRule::transformers
-                              ? ResumeSourceRule::newest_directory
-                              : ResumeSourceRule::newest_complete;
-        const auto source = resume_from_checkpoint(world_.fs, kOutputDir, rule, observer);
+        std::optional<CheckpointEntry> source;
+        if (world_.scenario.trainer.resume_rule == ResumeRule::transformers) {
+            // The launcher's `if os.path.isdir(output_dir): get_last_checkpoint(output_dir)`:
+            // Transformers' own pick, never the port's.
+            const auto last = world_.fs.is_dir(kOutputDir)
+                                  ? transformers::get_last_checkpoint(world_.fs, kOutputDir)
+                                  : std::nullopt;
+            if (last && observer.on_chosen(CheckpointEntry{last->name, last->step})) {
+                source = CheckpointEntry{last->name, last->step};
+            }
+        } else {
+            // The fixed rule is the port's launcher code, under test.
+            source =
+                resume_from_checkpoint(world_.fs, kOutputDir, ResumeSourceRule::newest_complete, observer);
+        }
         if (observer.abandoned) {
             return failed_start(observer.ended);
         }
@@ -245,11 +256,10 @@ class Simulation final : public EventSink {
     // checkpoint has none (a torn safetensors file fails to load too). A missing optimizer,
     // scheduler or RNG file is skipped silently or logged, as Transformers does.
     Start weights_load(std::int64_t step) {
-        const auto directory = join_path(kOutputDir, checkpoint_dir_name(step));
-        const auto weights = join_path(directory, "model.safetensors");
+        const auto directory = transformers::checkpoint_path(kOutputDir, step);
+        const auto weights = join_path(directory, transformers::kSafeWeightsFile);
         // Ground truth: the bytes the trainer wrote there, whole.
-        if (world_.fs.content_equals(FsView::visible, weights,
-                                     safetensors_without_tensors("weights@" + std::to_string(step)))) {
+        if (world_.fs.content_equals(FsView::visible, weights, transformers::model_weights_file(step))) {
             return Start::began;
         }
         const auto error = "ValueError: Can't find a valid checkpoint at " + directory;
@@ -310,9 +320,9 @@ class Simulation final : public EventSink {
                        resume_step,
                        {}};
         if (resume_step) {
-            const auto path =
-                join_path(join_path(kOutputDir, checkpoint_dir_name(*resume_step)), kTrainerStateName);
-            job.resume_trainer_state = migrate_trainer_state(parse_json(world_.fs.read_file(path)));
+            const auto path = join_path(transformers::checkpoint_path(kOutputDir, *resume_step),
+                                        transformers::kTrainerStateFile);
+            job.resume_trainer_state = transformers::load_trainer_state(world_.fs.read_file(path));
         }
         scheduler_ = &scheduler;
         emit(IncarnationBegan{incarnation, scenario.job.ranks, resume_step});

@@ -8,15 +8,15 @@
 namespace ckpt::sim {
 namespace {
 
-std::vector<CheckpointEntry> steps(std::initializer_list<std::int64_t> list) {
-    std::vector<CheckpointEntry> out;
+std::vector<transformers::Checkpoint> steps(std::initializer_list<std::int64_t> list) {
+    std::vector<transformers::Checkpoint> out;
     for (const auto step : list) {
         out.push_back({"checkpoint-" + std::to_string(step), step});
     }
     return out;
 }
 
-std::vector<std::int64_t> steps_of(const std::vector<CheckpointEntry>& entries) {
+std::vector<std::int64_t> steps_of(const std::vector<transformers::Checkpoint>& entries) {
     std::vector<std::int64_t> out;
     for (const auto& entry : entries) {
         out.push_back(entry.step);
