@@ -15,13 +15,23 @@ function(ckpt_folder_of target out)
   set(${out} "${folder}" PARENT_SCOPE)
 endfunction()
 
+# The project headers (#include "...") `file` includes, in order.
+function(ckpt_quoted_includes file out)
+  file(STRINGS "${file}" lines REGEX "^#include \"")
+  set(headers)
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+    list(APPEND headers "${header}")
+  endforeach()
+  set(${out} "${headers}" PARENT_SCOPE)
+endfunction()
+
 # Fails the configure when a file includes a project header outside `allowed` folders.
 function(ckpt_check_includes owner directory allowed)
   file(GLOB files ${directory}/*.cpp ${directory}/*.hpp)
   foreach(file IN LISTS files)
-    file(STRINGS "${file}" lines REGEX "^#include \"")
-    foreach(line IN LISTS lines)
-      string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+    ckpt_quoted_includes("${file}" headers)
+    foreach(header IN LISTS headers)
       get_filename_component(header_folder "${header}" DIRECTORY)
       if(NOT header_folder IN_LIST allowed)
         file(RELATIVE_PATH shown "${PROJECT_SOURCE_DIR}" "${file}")
@@ -87,4 +97,27 @@ function(ckpt_folders_of out)
     list(APPEND result "${folder}")
   endforeach()
   set(${out} "${result}" PARENT_SCOPE)
+endfunction()
+
+# A finer rule for a folder that may use a few headers of a folder it depends on: every
+# #include "<prefix>..." in the folder must be one of `HEADERS` or lie in one of `FOLDERS`.
+# sim/trainer uses it so the simulated Transformers takes from policy/ only the ports and the
+# callback interfaces it drives, never the port's own rules (issue 21).
+#
+#   ckpt_restrict_includes(<prefix> [HEADERS <header>...] [FOLDERS <folder>...])
+function(ckpt_restrict_includes prefix)
+  cmake_parse_arguments(ARG "" "" "HEADERS;FOLDERS" ${ARGN})
+  file(GLOB files ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/*.hpp)
+  foreach(file IN LISTS files)
+    ckpt_quoted_includes("${file}" headers)
+    list(FILTER headers INCLUDE REGEX "^${prefix}")
+    foreach(header IN LISTS headers)
+      get_filename_component(header_folder "${header}" DIRECTORY)
+      if(NOT header IN_LIST ARG_HEADERS AND NOT header_folder IN_LIST ARG_FOLDERS)
+        file(RELATIVE_PATH shown "${PROJECT_SOURCE_DIR}" "${file}")
+        message(FATAL_ERROR "layering: ${shown} includes ${header}; this folder may include from "
+                            "${prefix} only ${ARG_FOLDERS} and ${ARG_HEADERS}")
+      endif()
+    endforeach()
+  endforeach()
 endfunction()

@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 48> kCatalogue{{
+constexpr std::array<MutantInfo, 49> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -112,16 +112,22 @@ constexpr std::array<MutantInfo, 48> kCatalogue{{
     {Mutant::seed_sidecar_ignored, "seed_sidecar_ignored",
      "a resume after an upgrade ignores a version 1 sidecar as if missing, so the lower scores the "
      "previous release persisted after the checkpoint are lost"},
+    {Mutant::trainer_evaluation_taken_for_save, "trainer_evaluation_taken_for_save",
+     "the callback takes an evaluation the trainer's own eval_strategy asked for as a save event, so the "
+     "policy counts evaluations outside its schedule"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the
 // "Pending" paragraph of docs/mutation-testing.md says why for each.
-constexpr std::array<MutantInfo, 2> kPending{{
+constexpr std::array<MutantInfo, 3> kPending{{
     {Mutant::dead_link_test_is_dir_only, "dead_link_test_is_dir_only",
      "on_train_begin's recovery keeps a final_checkpoint whose target directory exists but is not a complete "
      "checkpoint (a torn or damaged one)"},
     {Mutant::resume_ignores_weights, "resume_ignores_weights",
      "the fixed resume rule trusts a complete trainer_state.json whose checkpoint lost its model weights"},
+    {Mutant::shard_index_trusted, "shard_index_trusted",
+     "the fixed resume rule takes a non-empty shard index for loadable weights without looking at its "
+     "shards, so it resumes from a checkpoint whose shard a power loss tore"},
 }};
 
 // The entry for `matches`, in the catalogue first, then among the pending ones.

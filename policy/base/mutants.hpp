@@ -72,6 +72,8 @@ enum class Mutant : std::uint8_t {
     dead_link_test_is_dir_only,
     last_rank_skips_commit_barrier,
     seed_sidecar_ignored,
+    trainer_evaluation_taken_for_save,
+    shard_index_trusted,
 };
 
 struct MutantInfo {

@@ -7,13 +7,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/base/mutants.hpp"
+
 namespace ckpt {
 namespace {
 
 constexpr std::size_t kHeaderLengthBytes = 8;
 constexpr std::array<const char*, 2> kSafetensorsFiles{"model.safetensors", "adapter_model.safetensors"};
-constexpr std::array<const char*, 4> kOtherWeightFiles{"model.safetensors.index.json", "pytorch_model.bin",
-                                                       "pytorch_model.bin.index.json", "adapter_model.bin"};
+constexpr std::array<const char*, 2> kOtherWeightFiles{"pytorch_model.bin", "adapter_model.bin"};
+// An index names its shards in "weight_map"; the shards are safetensors files or .bin files.
+struct ShardIndex {
+    const char* name;
+    bool safetensors_shards;
+};
+constexpr std::array<ShardIndex, 2> kShardIndexes{
+    {{"model.safetensors.index.json", true}, {"pytorch_model.bin.index.json", false}}};
 
 std::uint64_t little_endian_u64(std::string_view bytes) {
     std::uint64_t value = 0;
@@ -62,6 +70,43 @@ bool is_whole_safetensors(std::string_view bytes) {
     return bytes.size() - kHeaderLengthBytes - header_length == data_end;
 }
 
+namespace {
+
+// Whether `index_name` in checkpoint_dir parses and every shard its weight_map names is a whole
+// file (load_sharded_checkpoint loads each one; a torn or missing shard fails the resume).
+bool holds_loadable_shards(FileSystem& fs, const std::string& checkpoint_dir, const char* index_name,
+                           bool safetensors_shards) {
+    const auto index_path = join_path(checkpoint_dir, index_name);
+    if (!fs.exists(index_path) || fs.is_dir(index_path)) {
+        return false;
+    }
+    const auto text = fs.read_file(index_path);
+    if (mutants::is_active(mutants::Mutant::shard_index_trusted)) {
+        return !text.empty();
+    }
+    const auto index = nlohmann::json::parse(text, nullptr, false);
+    const auto map = index.is_object() ? index.find("weight_map") : index.end();
+    if (map == index.end() || !map->is_object() || map->empty()) {
+        return false;
+    }
+    for (const auto& shard : *map) {
+        if (!shard.is_string()) {
+            return false;
+        }
+        const auto path = join_path(checkpoint_dir, shard.get<std::string>());
+        if (!fs.exists(path) || fs.is_dir(path)) {
+            return false;
+        }
+        const auto bytes = fs.read_file(path);
+        if (safetensors_shards ? !is_whole_safetensors(bytes) : bytes.empty()) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
 // The FileSystem port has no stat or ranged read, so the file is read whole: cheap for the
 // simulator's tensor-free files; a real integration would read the header and the size only.
 bool holds_loadable_weights(FileSystem& fs, const std::string& checkpoint_dir) {
@@ -74,6 +119,11 @@ bool holds_loadable_weights(FileSystem& fs, const std::string& checkpoint_dir) {
     for (const char* name : kOtherWeightFiles) {
         const auto path = join_path(checkpoint_dir, name);
         if (fs.exists(path) && !fs.is_dir(path) && !fs.read_file(path).empty()) {
+            return true;
+        }
+    }
+    for (const auto& index : kShardIndexes) {
+        if (holds_loadable_shards(fs, checkpoint_dir, index.name, index.safetensors_shards)) {
             return true;
         }
     }

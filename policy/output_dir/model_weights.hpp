@@ -17,8 +17,10 @@ std::string safetensors_without_tensors(std::string_view step);
 // True when `bytes` is a whole safetensors file: a parseable header and exactly its data.
 bool is_whole_safetensors(std::string_view bytes);
 
-// True when `checkpoint_dir` holds weights Transformers can load: a whole *.safetensors file, or
-// a non-empty one of the other names _load_from_checkpoint accepts (a .bin or an index).
+// True when `checkpoint_dir` holds weights Transformers can load: a whole *.safetensors file, a
+// non-empty .bin, or an index (model.safetensors.index.json, pytorch_model.bin.index.json) that
+// parses and whose every shard is whole (safetensors) or non-empty (.bin): a resume loads every
+// shard, so one a power loss tore fails it.
 bool holds_loadable_weights(FileSystem& fs, const std::string& checkpoint_dir);
 
 }  // namespace ckpt

@@ -76,7 +76,11 @@ void TriggerCallback::redirect_save_to_evaluate(TrainerControl& control, std::in
         pending_checkpoint_evaluation_ = false;
         return;
     }
-    if (!config_.enabled || !control.should_save) {
+    // Only should_save is a save event: should_evaluate may be the trainer's own eval_strategy.
+    const bool save_event =
+        control.should_save ||
+        (mutants::is_active(Mutant::trainer_evaluation_taken_for_save) && control.should_evaluate);
+    if (!config_.enabled || !save_event) {
         return;
     }
     control.should_save = false;

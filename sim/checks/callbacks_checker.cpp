@@ -181,7 +181,7 @@ CallbacksChecker::HeldStates CallbacksChecker::after_save() const {
 // The rule, greater is better: a finite score strictly above the best by more than the threshold
 // resets the counter, anything else adds one; any strictly better finite score becomes the best.
 // Callback k's threshold is the scenario's early_stopping_threshold times k.
-void CallbacksChecker::on(const EvaluationScored& e) {
+void CallbacksChecker::on(const MetricsEvaluated& e) {
     for (std::size_t j = 0; j < running_.models.size(); ++j) {
         auto& model = running_.models[j];
         const double threshold = context_.scenario.callbacks.early_stopping_threshold * running_.ids[j];

@@ -1,7 +1,8 @@
 // P10: every stateful callback restores to its state at the checkpoint, and a resume under a
 // changed configuration (the scenario's resume change) refuses loudly when it must. The
-// early-stopping counters are recomputed here from the scores the ledger saw on the current
-// branch of history (REFERENCE.md's rule), never read from their own export, and compared with
+// early-stopping counters are recomputed here from the scores the simulator fed every evaluation
+// (the callback's and the trainer's own) on the current branch of history (REFERENCE.md's
+// rule), never read from their own export, and compared with
 // every export written into a checkpoint and with what a resume restored. Every export written
 // into a checkpoint must also be, whole, the checker's own restatement of Transformers' layout
 // (exportable_state_layout.hpp), the trigger's policy state the ledger's.
@@ -24,7 +25,7 @@ class CallbacksChecker {
     explicit CallbacksChecker(const CheckerContext& context) : context_(context) {}
 
     void on(const IncarnationBegan& e);
-    void on(const EvaluationScored& e);
+    void on(const MetricsEvaluated& e);
     void on(const TrainerStateWritten& e);
     void on(const CallbacksRestored& e);
     void on(const TrainBegan& e);

@@ -56,13 +56,23 @@ void TrainerOverrides::add_to(CLI::App* command) {
         ->check(CLI::IsMember({"none", "true", "false"}));
     command->add_option("--load-best-model-at-end", load_best_model_at_end,
                         "Override TrainingArguments.load_best_model_at_end (true|false)");
+    command->add_option("--eval-strategy", eval_strategy, "Override TrainingArguments.eval_strategy")
+        ->check(CLI::IsMember(names_of(sim::kEvalStrategyNames)));
+    command->add_option("--eval-steps", eval_steps, "Override TrainingArguments.eval_steps")
+        ->check(CLI::Range(std::int64_t{1}, sim::kMaxScenarioSteps));
+    command->add_option("--logging-steps", logging_steps, "Override TrainingArguments.logging_steps")
+        ->check(CLI::Range(std::int64_t{1}, sim::kMaxScenarioSteps));
+    command
+        ->add_option("--weights-shards", weights_shards,
+                     "Override how many shards save_pretrained writes the weights in (1: model.safetensors)")
+        ->check(CLI::Range(1, 8));
 }
 
 bool TrainerOverrides::any() const noexcept {
     return restore_callback_states_from_checkpoint || checkpoint_fsync || stop_test ||
            resume_from_checkpoint || resume_rule || rotation_order || stateful_callbacks_refresh ||
            restored_callbacks_position || save_strategy || metric_for_best_model || greater_is_better ||
-           load_best_model_at_end;
+           load_best_model_at_end || eval_strategy || eval_steps || logging_steps || weights_shards;
 }
 
 void TrainerOverrides::apply(sim::Scenario& scenario) const {
@@ -110,6 +120,18 @@ void TrainerOverrides::apply_best_model_overrides(sim::TrainerOptions& trainer) 
     if (load_best_model_at_end) {
         trainer.load_best_model_at_end = *load_best_model_at_end;
     }
+    if (eval_strategy) {
+        trainer.eval_strategy = parsed(sim::kEvalStrategyNames, eval_strategy);
+    }
+    if (eval_steps) {
+        trainer.eval_steps = *eval_steps;
+    }
+    if (logging_steps) {
+        trainer.logging_steps = *logging_steps;
+    }
+    if (weights_shards) {
+        trainer.weights_shards = *weights_shards;
+    }
 }
 
 nlohmann::json TrainerOverrides::to_json() const {
@@ -131,6 +153,10 @@ nlohmann::json TrainerOverrides::to_json() const {
     put("metric-for-best-model", metric_for_best_model);
     put("greater-is-better", greater_is_better);
     put("load-best-model-at-end", load_best_model_at_end);
+    put("eval-strategy", eval_strategy);
+    put("eval-steps", eval_steps);
+    put("logging-steps", logging_steps);
+    put("weights-shards", weights_shards);
     return out;
 }
 

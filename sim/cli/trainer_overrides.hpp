@@ -3,6 +3,7 @@
 // spelling, and a bad value is a CLI11 parse error naming the flag (exit status 2).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -26,6 +27,10 @@ struct TrainerOverrides {
     std::optional<std::string> metric_for_best_model;  // "none" clears it
     std::optional<std::string> greater_is_better;      // "none" is the post-init default
     std::optional<bool> load_best_model_at_end;
+    std::optional<std::string> eval_strategy;
+    std::optional<std::int64_t> eval_steps;
+    std::optional<std::int64_t> logging_steps;
+    std::optional<int> weights_shards;
 
     void add_to(CLI::App* command);
     bool any() const noexcept;

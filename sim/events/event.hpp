@@ -140,7 +140,14 @@ struct DecisionMade {
     const CheckpointEvaluationDecision& decision;
     const CheckpointEvaluationState& after;
 };
-// Rank 0's evaluation reported the score (the metric Transformers' best tracking reads).
+// An evaluation of the trainer's own (DefaultFlowCallback's eval_strategy), not the callback's:
+// the schedule judges only the callback's evaluations (EvaluationStarted).
+struct TrainerEvaluationStarted {
+    int rank = 0;
+    std::int64_t step = 0;
+};
+// Rank 0's evaluation reported the score (the metric Transformers' best tracking reads), after
+// every evaluation, the callback's and the trainer's own.
 struct MetricsEvaluated {
     std::int64_t step = 0;
     double score = 0.0;
@@ -234,6 +241,6 @@ using Event =
                  SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
                  RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected,
                  EarlyStoppingRequested, MetricsEvaluated, BestModelLoading, EvaluationScored,
-                 EvaluationReturned, TrainingRefused, OperatorRemedied>;
+                 EvaluationReturned, TrainingRefused, OperatorRemedied, TrainerEvaluationStarted>;
 
 }  // namespace ckpt::sim

@@ -15,6 +15,7 @@ class VirtualClock {
 
     void on(const StepStarted& e) noexcept { advance_on_rank_zero(e.rank, kStepMs); }
     void on(const EvaluationStarted& e) noexcept { advance_on_rank_zero(e.rank, kEvaluationMs); }
+    void on(const TrainerEvaluationStarted& e) noexcept { advance_on_rank_zero(e.rank, kEvaluationMs); }
     void on(const CheckpointStarted&) noexcept { now_ms_ += kCheckpointMs; }
     void on(const auto&) noexcept {}
 

@@ -39,6 +39,7 @@ using scenario_json::bad_field;
 using scenario_json::Reader;
 
 constexpr std::int64_t kMaxSteps = kMaxScenarioSteps;
+constexpr int kMaxWeightsShards = 8;
 
 json fault_to_json(const PlannedFault& fault) {
     json out = {{"action", kFaultActionNames.name(fault.action)}};
@@ -176,6 +177,17 @@ void read_best_model_options(const Reader& r, TrainerOptions& trainer) {
     trainer.load_best_model_at_end = r.boolean("load_best_model_at_end", false);
 }
 
+// eval_strategy, eval_steps (null is unset) and logging_steps; absent keys are Transformers'
+// defaults, under which the older model ran no evaluation of its own.
+void read_evaluation_options(const Reader& r, TrainerOptions& trainer) {
+    trainer.eval_strategy = r.choice("eval_strategy", EvalStrategy::no, kEvalStrategyNames);
+    if (const auto* steps = r.find("eval_steps"); steps != nullptr && !steps->is_null()) {
+        trainer.eval_steps = r.integer<std::int64_t>("eval_steps", 1, 1, kMaxSteps);
+    }
+    trainer.logging_steps = r.integer<std::int64_t>("logging_steps", 500, 1, kMaxSteps);
+    trainer.weights_shards = r.integer<int>("weights_shards", 1, 1, kMaxWeightsShards);
+}
+
 }  // namespace
 
 void Scenario::validate() const {
@@ -262,6 +274,10 @@ json Scenario::to_json() const {
          trainer.metric_for_best_model.empty() ? json(nullptr) : json(trainer.metric_for_best_model)},
         {"greater_is_better", trainer.greater_is_better ? json(*trainer.greater_is_better) : json(nullptr)},
         {"load_best_model_at_end", trainer.load_best_model_at_end},
+        {"eval_strategy", kEvalStrategyNames.name(trainer.eval_strategy)},
+        {"eval_steps", trainer.eval_steps ? json(*trainer.eval_steps) : json(nullptr)},
+        {"logging_steps", trainer.logging_steps},
+        {"weights_shards", trainer.weights_shards},
         {"early_stopping_callbacks", callbacks.early_stopping_callbacks},
         {"early_stopping_state_keys", callbacks.early_stopping_state_keys},
         {"early_stopping_patience", callbacks.early_stopping_patience},
@@ -325,6 +341,10 @@ Scenario Scenario::from_json(const json& document) {
                       "metric_for_best_model",
                       "greater_is_better",
                       "load_best_model_at_end",
+                      "eval_strategy",
+                      "eval_steps",
+                      "logging_steps",
+                      "weights_shards",
                       "early_stopping_callbacks",
                       "early_stopping_state_keys",
                       "score",
@@ -379,6 +399,7 @@ Scenario Scenario::from_json(const json& document) {
     s.trainer.restored_callbacks_position = r.choice(
         "restored_callbacks_position", RestoredCallbacksPosition::kept, kRestoredCallbacksPositionNames);
     read_best_model_options(r, s.trainer);
+    read_evaluation_options(r, s.trainer);
     s.callbacks.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.callbacks.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
     s.callbacks.early_stopping_mixed_keys = r.boolean("early_stopping_mixed_keys", false);

@@ -35,6 +35,13 @@ inline constexpr auto kSaveStrategyNames = make_enum_names<SaveStrategy>(
     {{SaveStrategy::steps, "steps"}, {SaveStrategy::epoch, "epoch"}, {SaveStrategy::best, "best"}});
 static_assert(kSaveStrategyNames.complete());
 
+// TrainingArguments.eval_strategy: when DefaultFlowCallback asks for an evaluation of its own
+// (Transformers' default "no": only the callback's save-time evaluations run).
+enum class EvalStrategy : std::uint8_t { no, steps, epoch };
+inline constexpr auto kEvalStrategyNames = make_enum_names<EvalStrategy>(
+    {{EvalStrategy::no, "no"}, {EvalStrategy::steps, "steps"}, {EvalStrategy::epoch, "epoch"}});
+static_assert(kEvalStrategyNames.complete());
+
 // Which checkpoint a new incarnation resumes from: Transformers' get_last_checkpoint (largest N,
 // no completeness check) or the fixed rule (largest complete N).
 enum class ResumeRule : std::uint8_t { transformers, fixed };
@@ -221,6 +228,19 @@ struct TrainerOptions {
     // best_model_checkpoint; with save_total_limit == 1 every other checkpoint is deleted.
     // Transformers' post-init sets metric_for_best_model to "loss" when it is None.
     bool load_best_model_at_end = false;
+    // TrainingArguments.eval_strategy, eval_steps (unset: logging_steps, as Transformers' post-init
+    // does) and logging_steps (Transformers' default 500). Every evaluation, the callback's or
+    // the flow's, reports its metrics to log_history, _determine_best_metric and on_evaluate.
+    EvalStrategy eval_strategy = EvalStrategy::no;
+    std::optional<std::int64_t> eval_steps;
+    std::int64_t logging_steps = 500;
+
+    // Not a TrainingArguments field: how many pieces save_pretrained cuts the weights into (the
+    // model's size over max_shard_size). 1 writes model.safetensors; more write the shards and
+    // model.safetensors.index.json, and the checkpoint loads only when every shard does.
+    int weights_shards = 1;
+
+    std::int64_t effective_eval_steps() const { return eval_steps.value_or(logging_steps); }
 
     // The metric the trainer tracks after TrainingArguments' post-init ("" when none).
     std::string tracked_metric() const {

@@ -203,6 +203,25 @@ void draw_release_inputs(std::uint64_t seed, Scenario& s) {
     callbacks.upgraded_across_resume = roll(rng, kSwarm.upgraded_across_resume);
 }
 
+// Issue 21's evaluations, logging and sharded weights, from a stream of their own like the
+// trainer's realism.
+void draw_evaluations(std::uint64_t seed, TrainerOptions& trainer) {
+    Rng rng = Rng(seed).derive("evaluations");
+    const EvaluationMix& mix = kSwarm.evaluations;
+    if (roll(rng, mix.evaluations_on)) {
+        trainer.eval_strategy = roll(rng, mix.by_epoch) ? EvalStrategy::epoch : EvalStrategy::steps;
+    }
+    if (!roll(rng, mix.eval_steps_unset)) {
+        trainer.eval_steps = draw(rng, mix.eval_steps);
+    }
+    if (roll(rng, mix.frequent_logging)) {
+        trainer.logging_steps = draw(rng, mix.logging_steps);
+    }
+    if (roll(rng, mix.sharded_weights)) {
+        trainer.weights_shards = draw(rng, mix.weights_shards);
+    }
+}
+
 }  // namespace
 
 Scenario draw_scenario(std::uint64_t seed) {
@@ -219,6 +238,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     buggify(Rng(seed).derive("buggify"), s);
     draw_trainer_realism(seed, s.trainer);
     draw_release_inputs(seed, s);
+    draw_evaluations(seed, s.trainer);
     return s;
 }
 

@@ -91,6 +91,20 @@ struct TrainerRealismMix {
     Odds tracked_best_refused{1, 5};  // left as drawn, so refused when it can disagree
 };
 
+// Issue 21: Transformers' own evaluations and logging, and sharded weights, drawn from their own stream
+// (swarm.cpp's draw_evaluations). Transformers' defaults (eval_strategy "no", logging_steps 500) stay the
+// most drawn.
+struct EvaluationMix {
+    Odds evaluations_on{2, 5};    // eval_strategy "steps" or "epoch" rather than "no"
+    Odds by_epoch{1, 4};          // of those: "epoch"
+    Odds eval_steps_unset{1, 5};  // eval_steps None: every logging_steps
+    Range<std::int64_t> eval_steps{3, 40};
+    Odds frequent_logging{1, 2};  // logging_steps drawn below instead of the default 500
+    Range<std::int64_t> logging_steps{5, 50};
+    Odds sharded_weights{1, 4};  // the weights saved as shards and an index
+    Range<int> weights_shards{2, 3};
+};
+
 struct SwarmRanges {
     RankMix ranks;
     Range<std::int64_t> max_steps{400, 1400};
@@ -121,6 +135,7 @@ struct SwarmRanges {
     Odds external_baseline{3, 10};
     FaultMix faults;
     TrainerRealismMix trainer_realism;
+    EvaluationMix evaluations;
     Odds watchdog{17, 20};
     BuggifyMix buggify;
 };

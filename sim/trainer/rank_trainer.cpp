@@ -9,7 +9,7 @@
 #include "policy/trigger/evaluation_round.hpp"
 #include "sim/events/job_constants.hpp"
 #include "sim/trainer/checkpoint_rotation.hpp"
-#include "sim/trainer/safetensors_file.hpp"
+#include "sim/trainer/saved_weights.hpp"
 #include "sim/trainer/trainer_state_file.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
 
@@ -94,6 +94,11 @@ void RankTrainer::run() {
 
 void RankTrainer::default_flow_on_step_end() noexcept {
     const auto& s = job_.scenario;
+    if (s.trainer.eval_strategy == EvalStrategy::steps &&
+        global_step_ % s.trainer.effective_eval_steps() == 0) {
+        control_.should_evaluate = true;
+        flow_requested_evaluation_ = true;
+    }
     if (s.trainer.save_strategy == SaveStrategy::steps && global_step_ % s.trainer.save_steps == 0) {
         control_.should_save = true;
     }
@@ -122,6 +127,7 @@ void RankTrainer::training_loop() {
             control_.should_log = false;  // on_step_begin
             control_.should_evaluate = false;
             control_.should_save = false;
+            flow_requested_evaluation_ = false;
             emit(StepStarted{rank_});
             ++global_step_;
             default_flow_on_step_end();
@@ -132,6 +138,10 @@ void RankTrainer::training_loop() {
             if (control_.should_epoch_stop || control_.should_training_stop) {
                 break;
             }
+        }
+        if (s.trainer.eval_strategy == EvalStrategy::epoch) {
+            control_.should_evaluate = true;  // DefaultFlowCallback.on_epoch_end
+            flow_requested_evaluation_ = true;
         }
         if (s.trainer.save_strategy == SaveStrategy::epoch) {
             control_.should_save = true;  // DefaultFlowCallback.on_epoch_end
@@ -146,18 +156,19 @@ void RankTrainer::training_loop() {
 }
 
 void RankTrainer::maybe_log_save_evaluate() {
-    control_.should_log = false;
+    control_.should_log = false;  // training logs and log_history are not modelled yet
     // Trainer._evaluate runs only when the flag is set; CallbackHandler.on_evaluate clears it.
     // Whether the evaluation is the policy's is the callback's own pending flag.
     if (control_.should_evaluate) {
         const bool checkpoint_evaluation_due = trigger_->consume_checkpoint_evaluation();
+        const bool requested_by_flow = flow_requested_evaluation_;
         control_.should_evaluate = false;  // CallbackHandler.on_evaluate
+        flow_requested_evaluation_ = false;
         evaluation_found_new_best_ = false;
         if (checkpoint_evaluation_due) {
             checkpoint_evaluation();
         } else {
-            // An ordinary evaluation: the policy is not asked, and the model reports no metric.
-            emit(EvaluationStarted{rank_});
+            trainer_evaluation(requested_by_flow);
         }
         if (job_.scenario.trainer.save_strategy == SaveStrategy::best) {
             control_.should_save = evaluation_found_new_best_;
@@ -214,9 +225,26 @@ void RankTrainer::checkpoint_evaluation() {
     last_decision_score_ = score;
     emit(EvaluationReturned{rank_, round, global_step_, before.should_save, control_.should_save,
                             before.should_training_stop, control_.should_training_stop});
-    // CallbackHandler.on_evaluate runs the other callbacks with the control they were handed: an
-    // early-stopping callback only ever sets the stop, so running it on the control the trigger
-    // callback found and merging its stop is the handler's order without a hook.
+    other_callbacks_on_evaluate(score, before);
+}
+
+// An evaluation the callback did not ask for: DefaultFlowCallback's (eval_strategy), or one
+// nobody in the trainer asked for, which the schedule judges as the callback's.
+void RankTrainer::trainer_evaluation(bool requested_by_flow) {
+    if (requested_by_flow) {
+        emit(TrainerEvaluationStarted{rank_, global_step_});
+    } else {
+        emit(EvaluationStarted{rank_});
+    }
+    const double score = job_.scores.score(global_step_, job_.incarnation);
+    other_callbacks_on_evaluate(score, control_);
+}
+
+// CallbackHandler.on_evaluate runs the other callbacks with the control they were handed: an
+// early-stopping callback only ever sets the stop, so running it on the control the trigger
+// callback found and merging its stop is the handler's order without a hook. Then
+// _determine_best_metric, after evaluate() returned.
+void RankTrainer::other_callbacks_on_evaluate(double score, TrainerControl before) {
     TrainerControl early_stopping = before;
     for (auto* callback : early_stopping_) {
         callback->on_evaluate(score, /*greater_is_better=*/true, early_stopping);
@@ -225,7 +253,6 @@ void RankTrainer::checkpoint_evaluation() {
         control_.should_training_stop = true;
         emit(EarlyStoppingRequested{rank_});
     }
-    // _determine_best_metric runs after evaluate() returned (on_evaluate included).
     evaluation_found_new_best_ = best_.determine_best_metric(job_.scenario.trainer, score, global_step_);
     if (is_rank_zero()) {
         emit(MetricsEvaluated{global_step_, score});
@@ -268,6 +295,7 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
         {"epoch",
          static_cast<double>(global_step_) / static_cast<double>(job_.scenario.trainer.steps_per_epoch)},
         {"max_steps", job_.scenario.trainer.max_steps},
+        {"eval_steps", job_.scenario.trainer.effective_eval_steps()},
         {"save_steps", job_.scenario.trainer.save_steps},
         {"stateful_callbacks", std::move(stored_callbacks_)},  // lent to the document, not copied
     };
@@ -314,8 +342,10 @@ void RankTrainer::save_checkpoint() {
     }
     make_dirs(job_.fs, directory);
     if (is_rank_zero()) {
-        write_checkpoint_file(directory, transformers::kSafeWeightsFile.data(),
-                              transformers::model_weights_file(global_step_));
+        for (const auto& file :
+             transformers::saved_weights(global_step_, job_.scenario.trainer.weights_shards)) {
+            write_checkpoint_file(directory, file.name.c_str(), file.bytes);
+        }
         write_checkpoint_file(directory, "config.json", "{}");
         write_checkpoint_file(directory, "training_args.bin", "args");
     }

@@ -59,6 +59,8 @@ class RankTrainer {
     void default_flow_on_step_end() noexcept;
     void maybe_log_save_evaluate();
     void checkpoint_evaluation();
+    void trainer_evaluation(bool requested_by_flow);
+    void other_callbacks_on_evaluate(double score, TrainerControl before);
     void save_checkpoint();
     void write_checkpoint_file(const std::string& directory, const char* name, std::string_view bytes);
     void write_trainer_state(const std::string& directory);
@@ -97,6 +99,10 @@ class RankTrainer {
     // TrainerState's best, Transformers' own (not the policy's).
     TrainerBest best_;
     bool evaluation_found_new_best_ = false;
+    // Whether DefaultFlowCallback asked for this step's (or epoch end's) evaluation, so an
+    // evaluation nobody in the trainer asked for is still told apart.
+    bool flow_requested_evaluation_ = false;
+
     // The last trainer_state.json written, reported again after on_save (see on_save).
     struct LastTrainerState {
         std::int64_t step = 0;

@@ -6,7 +6,7 @@
 #include "sim/events/job_constants.hpp"
 #include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
-#include "sim/trainer/safetensors_file.hpp"
+#include "sim/trainer/saved_weights.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
 
 namespace ckpt::sim {
@@ -33,15 +33,14 @@ void RankTrainer::end_of_training() {
 
 void RankTrainer::load_best_model() {
     const auto& directory = *best_.best_model_checkpoint;
-    const auto weights = join_path(directory, transformers::kSafeWeightsFile);
-    const bool found = job_.fs.exists_in(FsView::visible, weights);
+    const auto error = transformers::weights_load_error(job_.fs, directory);
+    const bool found = !error || !error->starts_with("ValueError");
     if (is_rank_zero()) {
         emit(BestModelLoading{best_model_checkpoint_step().value_or(-1), found});
     }
     // "Could not locate the best model at ...": a warning, training ends with the last weights.
-    if (found && !transformers::loads_as_safetensors(job_.fs.read_file(weights))) {
-        throw BestModelLoadFailed("safetensors_rust.SafetensorError: Error while deserializing header of " +
-                                  weights);
+    if (found && error) {
+        throw BestModelLoadFailed(*error);
     }
 }
 

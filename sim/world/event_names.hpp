@@ -11,7 +11,7 @@
 
 namespace ckpt::sim {
 
-inline constexpr std::array<std::string_view, 41> kEventNames = {"IncarnationBegan",
+inline constexpr std::array<std::string_view, 42> kEventNames = {"IncarnationBegan",
                                                                  "IncarnationEnded",
                                                                  "ResumeSourceChosen",
                                                                  "RanksEnded",
@@ -51,7 +51,8 @@ inline constexpr std::array<std::string_view, 41> kEventNames = {"IncarnationBeg
                                                                  "EvaluationScored",
                                                                  "EvaluationReturned",
                                                                  "TrainingRefused",
-                                                                 "OperatorRemedied"};
+                                                                 "OperatorRemedied",
+                                                                 "TrainerEvaluationStarted"};
 static_assert(kEventNames.size() == std::variant_size_v<Event>, "one name per Event alternative");
 
 inline std::string_view event_name(const Event& event) noexcept {

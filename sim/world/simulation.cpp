@@ -11,7 +11,7 @@
 #include "sim/faults/simulated_crash.hpp"
 #include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
-#include "sim/trainer/safetensors_file.hpp"
+#include "sim/trainer/saved_weights.hpp"
 #include "sim/trainer/trainer_state_file.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
 #include "sim/world/event_names.hpp"
@@ -257,12 +257,15 @@ class Simulation final : public EventSink {
     // scheduler or RNG file is skipped silently or logged, as Transformers does.
     Start weights_load(std::int64_t step) {
         const auto directory = transformers::checkpoint_path(kOutputDir, step);
-        const auto weights = join_path(directory, transformers::kSafeWeightsFile);
-        // Ground truth: the bytes the trainer wrote there, whole.
-        if (world_.fs.content_equals(FsView::visible, weights, transformers::model_weights_file(step))) {
+        // Ground truth: every weights file the trainer wrote there, whole (a lost shard fails too).
+        const auto written = transformers::saved_weights(step, world_.scenario.trainer.weights_shards);
+        if (std::all_of(written.begin(), written.end(), [&](const transformers::WeightsFile& file) {
+                return world_.fs.content_equals(FsView::visible, join_path(directory, file.name), file.bytes);
+            })) {
             return Start::began;
         }
-        const auto error = "ValueError: Can't find a valid checkpoint at " + directory;
+        const auto error = transformers::weights_load_error(world_.fs, directory)
+                               .value_or("ValueError: Can't find a valid checkpoint at " + directory);
         if (world_.scenario.trainer.resume_rule == ResumeRule::transformers) {
             return failed_start(end_unless_remedied(Outcome::resume_failed, error,
                                                     Remedy::delete_unloadable_checkpoint, directory));

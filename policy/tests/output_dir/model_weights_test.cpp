@@ -1,8 +1,13 @@
 // A checkpoint's weights as Transformers loads them: a whole safetensors file is accepted, every
-// strict prefix of it (what a torn power loss leaves) and a header that claims more data are not.
+// strict prefix of it (what a torn power loss leaves) and a header that claims more data are not;
+// a shard index only with every shard whole.
 #include "policy/output_dir/model_weights.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "policy/base/mutants.hpp"
+#include "policy/tests/support/file_system_backends.hpp"
 
 namespace ckpt {
 namespace {
@@ -24,6 +29,64 @@ TEST(ModelWeights, DataOffsetsMustEndWhereTheFileEnds) {
     EXPECT_TRUE(is_whole_safetensors(bytes + "abcd"));
     EXPECT_FALSE(is_whole_safetensors(bytes + "abcde"));
     EXPECT_FALSE(is_whole_safetensors("weights@10"));
+}
+
+// Sharded weights: an index loads only when every shard its weight_map names is whole, as
+// load_sharded_checkpoint loads each one on a resume.
+template <typename Backend>
+class ShardedWeights : public ::testing::Test {
+  protected:
+    FileSystem& fs() { return backend_.fs; }
+    const std::string& dir() const { return backend_.root; }
+    void write(const std::string& name, const std::string& bytes) {
+        fs().write_file(join_path(dir(), name), bytes);
+    }
+    void write_index(const std::string& name, const nlohmann::json& weight_map) {
+        write(name, nlohmann::json{{"metadata", {{"total_size", 0}}}, {"weight_map", weight_map}}.dump(2));
+    }
+    // Two safetensors shards and their index, all whole.
+    void write_two_shards() {
+        write("model-00001-of-00002.safetensors", safetensors_without_tensors("a"));
+        write("model-00002-of-00002.safetensors", safetensors_without_tensors("b"));
+        write_index("model.safetensors.index.json", {{"a.weight", "model-00001-of-00002.safetensors"},
+                                                     {"b.weight", "model-00002-of-00002.safetensors"}});
+    }
+
+  private:
+    Backend backend_;
+};
+TYPED_TEST_SUITE(ShardedWeights, testing::Backends, testing::BackendNames);
+
+TYPED_TEST(ShardedWeights, WholeShardsLoad) {
+    EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
+    this->write_two_shards();
+    EXPECT_TRUE(holds_loadable_weights(this->fs(), this->dir()));
+}
+
+TYPED_TEST(ShardedWeights, ATornOrMissingShardOrATornIndexDoesNotLoad) {
+    this->write_two_shards();
+    const auto shard = safetensors_without_tensors("b");
+    this->write("model-00002-of-00002.safetensors", shard.substr(0, shard.size() - 1));
+    EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
+    {
+        const mutants::MutantScope trusted(mutants::Mutant::shard_index_trusted);
+        EXPECT_TRUE(holds_loadable_weights(this->fs(), this->dir()));
+    }
+    this->fs().unlink(join_path(this->dir(), "model-00002-of-00002.safetensors"));
+    EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
+    this->write_two_shards();
+    this->write("model.safetensors.index.json", "{\"metadata\": {\"total_size\": 0}, \"weight_");
+    EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
+    this->write_index("model.safetensors.index.json", nlohmann::json::object());
+    EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
+}
+
+TYPED_TEST(ShardedWeights, BinShardsMustBeNonEmpty) {
+    this->write("pytorch_model-00001-of-00001.bin", "");
+    this->write_index("pytorch_model.bin.index.json", {{"w", "pytorch_model-00001-of-00001.bin"}});
+    EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
+    this->write("pytorch_model-00001-of-00001.bin", "tensors");
+    EXPECT_TRUE(holds_loadable_weights(this->fs(), this->dir()));
 }
 
 }  // namespace
