@@ -17,6 +17,7 @@
 #include "sim/world/event_names.hpp"
 #include "sim/world/operator_relaunch.hpp"
 #include "sim/world/refusal_fix.hpp"
+#include "sim/world/scenario_line.hpp"
 #include "sim/world/world.hpp"
 
 namespace ckpt::sim {
@@ -71,7 +72,7 @@ class Simulation final : public EventSink {
     }
 
     ScenarioResult run() {
-        world_.trace.record(0, 0, -1, "scenario", world_.scenario.to_json());
+        world_.trace.record(0, 0, -1, "scenario", scenario_fields(world_.scenario));
         const int limit =
             static_cast<int>(world_.scenario.faults.size()) + 3 + kMaxRefusalFixes + kMaxRelaunches;
         bool ended = false;
