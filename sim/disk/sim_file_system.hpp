@@ -170,6 +170,12 @@ class SimFileSystem final : public ckpt::FileSystem {
         lookup_memo_ = on;
         forget_lookups();
     }
+    // Off: every directory fsync marks what the views can reach, as if all_reachable_ did not
+    // exist. Only for the differential test (sim_file_system_memo_differential_test.cpp), which
+    // holds the shortcut to the full mark; the simulator leaves it on. Survives reset.
+    void set_reachability_shortcut(bool on) noexcept { reachability_shortcut_ = on; }
+    // Inodes in use (not released): for the tests that compare what two disks freed.
+    std::size_t inodes_held() const noexcept { return inodes_.size() - released_inodes_.size(); }
     void set_observer(Observer observer) { observer_ = std::move(observer); }
     void set_fault_injector(FaultInjector injector) { injector_ = std::move(injector); }
 
@@ -312,6 +318,7 @@ class SimFileSystem final : public ckpt::FileSystem {
     void entries_changed(InodeId dir, FsView view, bool added) noexcept {
         auto& stamps = added ? node(dir).name_added_at : node(dir).name_dropped_at;
         stamps[static_cast<std::size_t>(view)] = ++change_clock_;
+        all_reachable_ = all_reachable_ && added;  // a name dropped or replaced may strand an inode
     }
     // Voids every remembered lookup: for changes that are not one directory's entries (inodes
     // released, the visible state replaced, a reset).
@@ -356,6 +363,13 @@ class SimFileSystem final : public ckpt::FileSystem {
     std::uint64_t change_clock_ = 0;
     std::uint64_t forget_before_ = 1;  // remembered lookups made before this reading are void
     bool lookup_memo_ = true;          // see set_lookup_memo
+    // Every inode not released is reachable (mark_reachable would mark exactly those): true after a
+    // reset and after release_unreachable, until a directory drops or replaces a name
+    // (entries_changed), a power loss replaces the visible state, or sync_all empties the log. New
+    // inodes are linked at once into a directory the visible walk reached, and a directory fsync
+    // without a rename commits only its own (reachable) directory's records, so neither strands one.
+    bool all_reachable_ = true;
+    bool reachability_shortcut_ = true;  // see set_reachability_shortcut
     Observer observer_;
     FaultInjector injector_;
     FsStats stats_;

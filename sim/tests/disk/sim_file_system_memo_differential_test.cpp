@@ -264,5 +264,45 @@ RC_GTEST_PROP(SimFileSystemMemo, EveryAnswerIsTheWalksAnswer, ()) {
     }
 }
 
+// The same programs and queries, held to a disk that marks what the views can reach at every
+// directory fsync (set_reachability_shortcut(false)): the shortcut that skips the mark while no
+// inode can have become unreachable must drop the same log records (pending, power-loss
+// outcomes) and free the same inodes.
+RC_GTEST_PROP(SimFileSystemReachability, EveryAnswerIsTheFullMarksAnswer, ()) {
+    const auto program = *memo_programs();
+    const auto queried = *rc::gen::container<std::vector<std::string>>(4, memo_paths());
+    SimFileSystem shortcut;
+    SimFileSystem marking;
+    marking.set_reachability_shortcut(false);
+    int version = 0;
+    for (std::size_t i = 0; i < program.size(); ++i) {
+        ++version;
+        std::vector<std::string> shortcut_lines{apply_memo_step(shortcut, program[i], version)};
+        std::vector<std::string> marking_lines{apply_memo_step(marking, program[i], version)};
+        for (SimFileSystem* fs : {&shortcut, &marking}) {
+            auto& lines = fs == &shortcut ? shortcut_lines : marking_lines;
+            for (const std::string& path : {std::get<1>(program[i]), std::get<2>(program[i])}) {
+                answer_memo_queries(*fs, path, lines);
+            }
+            for (const auto* paths : {&queried, &kMemoQueried}) {
+                for (const std::string& path : *paths) {
+                    answer_memo_queries(*fs, path, lines);
+                }
+            }
+            lines.push_back("pending " + std::to_string(fs->pending_operations()));
+            lines.push_back("inodes " + std::to_string(fs->inodes_held()));
+            for (const std::string& name : kMemoComponents) {
+                lines.push_back("may_exist " + name + " " + std::to_string(fs->entry_may_exist(name)));
+            }
+        }
+        const std::string difference = first_difference(shortcut_lines, marking_lines);
+        if (!difference.empty()) {
+            RC_FAIL("after step " + std::to_string(i) + ":\n" + difference);
+        }
+        RC_ASSERT(shortcut.snapshot() == marking.snapshot());
+        RC_ASSERT(shortcut.snapshot(FsView::durable) == marking.snapshot(FsView::durable));
+    }
+}
+
 }  // namespace
 }  // namespace ckpt::sim
