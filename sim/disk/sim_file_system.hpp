@@ -202,6 +202,15 @@ class SimFileSystem final : public ckpt::FileSystem {
     // Whether `path` is a regular file holding exactly `expected`, without copying it: oracles
     // compare what the disk holds with what was written at every crash point.
     bool content_equals(FsView view, std::string_view path, std::string_view expected) const;
+    // The same, told that `same_bytes` (when not null) holds exactly `expected` and was once this
+    // disk's own bytes (shared_content_in): a file still holding those very bytes is equal without
+    // comparing them. Bytes are never changed in place (a write installs new ones), and the
+    // caller keeps `same_bytes` alive, so the address names those bytes only.
+    bool content_equals(FsView view, std::string_view path, std::string_view expected,
+                        const std::string* same_bytes) const;
+    // The bytes a regular file of the view holds, shared rather than copied; null when it is
+    // absent, not a regular file, or empty.
+    std::shared_ptr<const std::string> shared_content_in(FsView view, std::string_view path) const;
     // The names in directory `path` of the view (links followed, as is_dir_in does), ascending;
     // empty when it is not a directory. Oracles list one directory at every crash point, so this
     // builds no paths: the views are valid until the file system next changes.

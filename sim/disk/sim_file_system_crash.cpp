@@ -380,12 +380,28 @@ std::optional<std::string> SimFileSystem::content_in(FsView view, std::string_vi
 }
 
 bool SimFileSystem::content_equals(FsView view, std::string_view path, std::string_view expected) const {
+    return content_equals(view, path, expected, nullptr);
+}
+
+bool SimFileSystem::content_equals(FsView view, std::string_view path, std::string_view expected,
+                                   const std::string* same_bytes) const {
     const Lookup found = lookup(view, path, true);
     if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::file) {
         return false;
     }
     const Inode& file = node(found.inode);
-    return bytes_of(view == FsView::visible ? file.visible_data : file.durable_data) == expected;
+    const Content& data = view == FsView::visible ? file.visible_data : file.durable_data;
+    return (same_bytes != nullptr && data.get() == same_bytes) || bytes_of(data) == expected;
+}
+
+std::shared_ptr<const std::string> SimFileSystem::shared_content_in(FsView view,
+                                                                    std::string_view path) const {
+    const Lookup found = lookup(view, path, true);
+    if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::file) {
+        return nullptr;
+    }
+    const Inode& file = node(found.inode);
+    return view == FsView::visible ? file.visible_data : file.durable_data;
 }
 
 std::optional<std::string> SimFileSystem::link_target_in(FsView view, std::string_view path) const {
