@@ -77,7 +77,8 @@ bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::
     // comparing them is far cheaper than parsing, and this runs at every crash point passed.
     const auto record = ledger.checkpoints.find(step);
     if (record != ledger.checkpoints.end() &&
-        fs.content_equals(FsView::visible, path, record->second.trainer_state_bytes)) {
+        fs.content_equals(FsView::visible, path, record->second.trainer_state_bytes,
+                          record->second.bytes_on_disk.get())) {
         return true;
     }
     const auto bytes = fs.content_in(FsView::visible, path);

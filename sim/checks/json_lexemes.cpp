@@ -5,10 +5,13 @@
 #include "sim/checks/json_lexemes.hpp"
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
+
+#include "sim/base/byte_words.hpp"
 
 namespace ckpt::sim {
 namespace {
@@ -65,6 +68,8 @@ constexpr bool is_digit(int c) {
     return c >= '0' && c <= '9';
 }
 
+constexpr std::uint64_t kSpaces = byte_words::kOnes * ' ';
+
 int hex_value(int c) {
     if (is_digit(c)) {
         return c - '0';
@@ -80,9 +85,21 @@ int hex_value(int c) {
 
 }  // namespace
 
-void JsonCursor::skip_whitespace() noexcept {
-    while (at < end && (*at == ' ' || *at == '\n' || *at == '\r' || *at == '\t')) {
-        ++at;
+void JsonCursor::skip_whitespace_run() noexcept {
+    while (at < end) {
+        const unsigned char c = *at;
+        if (c == ' ' && end - at >= 8) {  // a run of indentation: up to eight spaces in one step
+            const std::uint64_t others = byte_words::load(at) ^ kSpaces;
+            if constexpr (std::endian::native == std::endian::little) {
+                at += others == 0 ? 8 : std::countr_zero(others) / 8;
+            } else {
+                at += others == 0 ? 8 : 1;
+            }
+        } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            ++at;
+        } else {
+            return;
+        }
     }
 }
 
@@ -90,6 +107,9 @@ void JsonCursor::skip_whitespace() noexcept {
 bool JsonCursor::string() {
     ++at;
     while (true) {
+        while (end - at >= 8 && byte_words::all_unescaped_json(byte_words::load(at))) {
+            at += 8;
+        }
         while (at < end && kStringBytes[*at] == plain) {
             ++at;
         }

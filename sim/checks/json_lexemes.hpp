@@ -15,12 +15,18 @@ struct JsonCursor {
 
     // nlohmann ends the input at a NUL byte as at its end; inside a string both are errors.
     int peek() const noexcept { return at < end ? *at : 0; }
-    void skip_whitespace() noexcept;
+    // Inline for the common case of no whitespace at all (between a value and its comma).
+    void skip_whitespace() noexcept {
+        if (at < end && *at <= ' ') {
+            skip_whitespace_run();
+        }
+    }
     bool string();  // at the opening quote
     bool number();  // at the sign or first digit
     bool literal(std::string_view word);
 
   private:
+    void skip_whitespace_run() noexcept;
     bool escape();
     bool code_unit(unsigned& unit);
     bool utf8_sequence(std::uint8_t lead);

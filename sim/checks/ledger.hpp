@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,6 +57,9 @@ struct CheckpointRecord {
     std::string trainer_state_bytes;         // exactly what was written to trainer_state.json
     bool durable = false;                    // the write returned and the durable view holds it
     int node = kRootNode;                    // the decision whose state it holds
+    // The disk's own bytes, seen equal to trainer_state_bytes when the record was made: a view
+    // still holding these very bytes holds the record's (SimFileSystem::content_equals).
+    std::shared_ptr<const std::string> bytes_on_disk;
 };
 
 struct SidecarRecord {

@@ -135,9 +135,18 @@ void LedgerWriter::on(const TrainerStateWritten& e) {
                                   e.callback_states,
                                   std::string(e.bytes),
                                   false,
-                                  ledger_.current_node};
+                                  ledger_.current_node,
+                                  nullptr};
         forget_retired(e.step);
         retire_unreachable_checkpoints(e.step);
+    }
+    if (!record.bytes_on_disk) {
+        // The page cache holds the bytes just written: the checkers' later comparisons of a view
+        // with this record can then recognise these very bytes without comparing them again.
+        auto shared = fs_.shared_content_in(FsView::visible, path);
+        if (shared && *shared == record.trainer_state_bytes) {
+            record.bytes_on_disk = std::move(shared);
+        }
     }
     record.durable = durable;
 }

@@ -120,10 +120,10 @@ void RetainedBestChecker::read_view(FsView view) {
         const auto step = known.step;
         const auto record = ledger.checkpoints.find(step);
         const auto damaged = ledger.checkpoint_damaged.find(step);
-        const bool recorded =
-            record != ledger.checkpoints.end() &&
-            (damaged == ledger.checkpoint_damaged.end() || !damaged->second) &&
-            fs.content_equals(view, known.trainer_state, record->second.trainer_state_bytes);
+        const bool recorded = record != ledger.checkpoints.end() &&
+                              (damaged == ledger.checkpoint_damaged.end() || !damaged->second) &&
+                              fs.content_equals(view, known.trainer_state, record->second.trainer_state_bytes,
+                                                record->second.bytes_on_disk.get());
         // A file found inside the directory proves it one (the lookup resolved it as a directory,
         // links followed as is_dir_in follows them): only the others need asking.
         if (!recorded && !fs.is_dir_in(view, known.directory)) {

@@ -37,7 +37,7 @@ void ScheduleChecker::open(Window window, bool save_event) {
     window_ = window;
     evaluations_ = 0;
     const auto& counted = context_.ledger.restored_counted_steps;
-    replayed_ = std::binary_search(counted.begin(), counted.end(), step_);
+    replayed_ = save_event && std::binary_search(counted.begin(), counted.end(), step_);  // read only then
     stop_at_open_ = stop_in_force_;
     save_event_ = save_event;
     expected_ = save_event && !replayed_ && !stop_at_open_ ? 1 : 0;

@@ -27,7 +27,7 @@ class StopChecker {
     void on(const EvaluationReturned& e) noexcept {
         const auto* decision = decision_of_round(context_.ledger, e.round);
         if (decision != nullptr && decision->should_stop) {
-            stop_in_force_[static_cast<std::size_t>(e.rank)] = true;
+            stop_in_force_[static_cast<std::size_t>(e.rank)] = 1;
         }
     }
     void on(const auto&) noexcept {}
@@ -36,26 +36,27 @@ class StopChecker {
     // Transformers' loop (stop_test after_step) tests the stop only after a step: a stop in
     // force when training begins still trains exactly one step per rank, with no evaluation.
     bool take_first_step_grace(int rank) {
-        stepped_[static_cast<std::size_t>(rank)] = true;
+        stepped_[static_cast<std::size_t>(rank)] = 1;
         const auto index = static_cast<std::size_t>(rank);
-        const bool forgiven = first_step_grace_[index] && stop_in_force_[index];
-        first_step_grace_[index] = false;
+        const bool forgiven = first_step_grace_[index] != 0 && stop_in_force_[index] != 0;
+        first_step_grace_[index] = 0;
         return forgiven;
     }
     void grant_first_step_grace();
 
     // Inline: every step and evaluation of every rank passes here, and a stop is rare.
     void report_once(int rank, const char* what) {
-        if (stop_in_force_[static_cast<std::size_t>(rank)]) {
+        if (stop_in_force_[static_cast<std::size_t>(rank)] != 0) {
             report(rank, what);
         }
     }
     void report(int rank, const char* what);
 
     const CheckerContext& context_;
-    std::vector<bool> stop_in_force_;
-    std::vector<bool> first_step_grace_;  // only a rank's first step of an incarnation
-    std::vector<bool> stepped_;
+    // Bytes, not std::vector<bool>'s bits: every step of every rank reads and writes them.
+    std::vector<char> stop_in_force_;
+    std::vector<char> first_step_grace_;  // only a rank's first step of an incarnation
+    std::vector<char> stepped_;
     std::vector<std::int64_t> last_step_;  // each rank's last finished global step, for the message
 };
 

@@ -31,6 +31,7 @@ void SimFileSystem::reset() {
     stats_ = FsStats{};
     forget_lookups();
     new_inode(EntryKind::directory);  // the root, kRoot
+    all_reachable_ = true;
 }
 
 SimFileSystem::Lookup SimFileSystem::resolve(FsOp op, std::string_view path, bool follow_last,

@@ -170,6 +170,12 @@ class SimFileSystem final : public ckpt::FileSystem {
         lookup_memo_ = on;
         forget_lookups();
     }
+    // Off: every directory fsync marks what the views can reach, as if all_reachable_ did not
+    // exist. Only for the differential test (sim_file_system_memo_differential_test.cpp), which
+    // holds the shortcut to the full mark; the simulator leaves it on. Survives reset.
+    void set_reachability_shortcut(bool on) noexcept { reachability_shortcut_ = on; }
+    // Inodes in use (not released): for the tests that compare what two disks freed.
+    std::size_t inodes_held() const noexcept { return inodes_.size() - released_inodes_.size(); }
     void set_observer(Observer observer) { observer_ = std::move(observer); }
     void set_fault_injector(FaultInjector injector) { injector_ = std::move(injector); }
 
@@ -196,6 +202,15 @@ class SimFileSystem final : public ckpt::FileSystem {
     // Whether `path` is a regular file holding exactly `expected`, without copying it: oracles
     // compare what the disk holds with what was written at every crash point.
     bool content_equals(FsView view, std::string_view path, std::string_view expected) const;
+    // The same, told that `same_bytes` (when not null) holds exactly `expected` and was once this
+    // disk's own bytes (shared_content_in): a file still holding those very bytes is equal without
+    // comparing them. Bytes are never changed in place (a write installs new ones), and the
+    // caller keeps `same_bytes` alive, so the address names those bytes only.
+    bool content_equals(FsView view, std::string_view path, std::string_view expected,
+                        const std::string* same_bytes) const;
+    // The bytes a regular file of the view holds, shared rather than copied; null when it is
+    // absent, not a regular file, or empty.
+    std::shared_ptr<const std::string> shared_content_in(FsView view, std::string_view path) const;
     // The names in directory `path` of the view (links followed, as is_dir_in does), ascending;
     // empty when it is not a directory. Oracles list one directory at every crash point, so this
     // builds no paths: the views are valid until the file system next changes.
@@ -312,6 +327,7 @@ class SimFileSystem final : public ckpt::FileSystem {
     void entries_changed(InodeId dir, FsView view, bool added) noexcept {
         auto& stamps = added ? node(dir).name_added_at : node(dir).name_dropped_at;
         stamps[static_cast<std::size_t>(view)] = ++change_clock_;
+        all_reachable_ = all_reachable_ && added;  // a name dropped or replaced may strand an inode
     }
     // Voids every remembered lookup: for changes that are not one directory's entries (inodes
     // released, the visible state replaced, a reset).
@@ -356,6 +372,13 @@ class SimFileSystem final : public ckpt::FileSystem {
     std::uint64_t change_clock_ = 0;
     std::uint64_t forget_before_ = 1;  // remembered lookups made before this reading are void
     bool lookup_memo_ = true;          // see set_lookup_memo
+    // Every inode not released is reachable (mark_reachable would mark exactly those): true after a
+    // reset and after release_unreachable, until a directory drops or replaces a name
+    // (entries_changed), a power loss replaces the visible state, or sync_all empties the log. New
+    // inodes are linked at once into a directory the visible walk reached, and a directory fsync
+    // without a rename commits only its own (reachable) directory's records, so neither strands one.
+    bool all_reachable_ = true;
+    bool reachability_shortcut_ = true;  // see set_reachability_shortcut
     Observer observer_;
     FaultInjector injector_;
     FsStats stats_;

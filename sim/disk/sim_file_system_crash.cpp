@@ -227,9 +227,13 @@ void SimFileSystem::commit_dir(InodeId dir) {
         }
     }
     log_.resize(kept);
+    if (all_reachable_ && reachability_shortcut_) {
+        return;  // no inode can have become unreachable: the mark would drop and release nothing
+    }
     const auto alive = mark_reachable(inodes_, log_, kRoot, kNoInode);
     drop_unreachable_records(log_, alive);
     release_unreachable(alive);
+    all_reachable_ = true;
 }
 
 // After drop_unreachable_records no record and no reachable entry names an unmarked inode, so
@@ -251,6 +255,7 @@ void SimFileSystem::sync_all() {
         apply_durably(record);
     }
     log_.clear();
+    all_reachable_ = false;  // the pending links that kept an inode reachable are gone
 }
 
 PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
@@ -301,6 +306,7 @@ PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
 
 void SimFileSystem::adopt_durable_state() {
     forget_lookups();
+    all_reachable_ = false;
     for (const auto& inode : inodes_) {
         inode->visible_data = inode->durable_data;
         inode->visible_entries = inode->durable_entries;
@@ -341,11 +347,13 @@ bool SimFileSystem::entry_may_exist(std::string_view name) const {
             return true;
         }
     }
-    const auto alive = mark_reachable(inodes_, log_, kRoot, kNoInode);
-    for (InodeId id = 0; id < alive.size(); ++id) {
+    // When every inode not released is reachable, those are the mark's.
+    const bool shortcut = all_reachable_ && reachability_shortcut_;
+    const auto alive = shortcut ? std::vector<char>() : mark_reachable(inodes_, log_, kRoot, kNoInode);
+    for (InodeId id = 0; id < inodes_.size(); ++id) {
         const Inode& inode = node(id);
-        if (alive[id] != 0 &&
-            (inode.visible_entries.contains(name) || inode.durable_entries.contains(name))) {
+        const bool reachable = shortcut ? !inode.released : alive[id] != 0;
+        if (reachable && (inode.visible_entries.contains(name) || inode.durable_entries.contains(name))) {
             return true;
         }
     }
@@ -372,12 +380,28 @@ std::optional<std::string> SimFileSystem::content_in(FsView view, std::string_vi
 }
 
 bool SimFileSystem::content_equals(FsView view, std::string_view path, std::string_view expected) const {
+    return content_equals(view, path, expected, nullptr);
+}
+
+bool SimFileSystem::content_equals(FsView view, std::string_view path, std::string_view expected,
+                                   const std::string* same_bytes) const {
     const Lookup found = lookup(view, path, true);
     if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::file) {
         return false;
     }
     const Inode& file = node(found.inode);
-    return bytes_of(view == FsView::visible ? file.visible_data : file.durable_data) == expected;
+    const Content& data = view == FsView::visible ? file.visible_data : file.durable_data;
+    return (same_bytes != nullptr && data.get() == same_bytes) || bytes_of(data) == expected;
+}
+
+std::shared_ptr<const std::string> SimFileSystem::shared_content_in(FsView view,
+                                                                    std::string_view path) const {
+    const Lookup found = lookup(view, path, true);
+    if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::file) {
+        return nullptr;
+    }
+    const Inode& file = node(found.inode);
+    return view == FsView::visible ? file.visible_data : file.durable_data;
 }
 
 std::optional<std::string> SimFileSystem::link_target_in(FsView view, std::string_view path) const {

@@ -6,8 +6,12 @@
 #include "sim/ranks/rank_scheduler.hpp"
 
 #include <array>
+#include <cstring>
+#include <cxxabi.h>
+#include <exception>
 #include <memory>
 #include <stdexcept>
+#include <unwind.h>
 #include <utility>
 #include <vector>
 
@@ -30,6 +34,35 @@ namespace {
 // the unwinding goes through the same annotated switch as any other resume (AddressSanitizer must be told
 // about every stack switch). Not a std::exception, so ordinary error handling in a body lets it pass.
 struct Unwind {};
+
+// libstdc++'s forced unwinding (the abi::__forced_unwind that catches it is its own), and not under
+// AddressSanitizer, which learns of a throw only through __cxa_throw.
+#if defined(__GLIBCXX__) && !defined(CKPT_SIM_ASAN)
+#define CKPT_SIM_FORCED_UNWIND 1
+#endif
+
+#if defined(CKPT_SIM_FORCED_UNWIND)
+// The suspended rank's stack, unwound as a forced unwind: the unwinder's one cleanup pass, without the
+// search pass a throw makes first (which walks the whole stack to find rank_main's handler, and was
+// half of a deep stack's unwinding cost). The same handlers run: an `Unwind` (private, no bases) can
+// only be caught by `catch (...)`, which a forced unwind enters too, and by rank_main, which catches
+// this one as abi::__forced_unwind. A body's `catch (...) { ...; throw; }` resumes it.
+_Unwind_Reason_Code continue_to_rank_main(int, _Unwind_Action actions, _Unwind_Exception_Class,
+                                          _Unwind_Exception*, _Unwind_Context*, void*) {
+    if ((actions & _UA_END_OF_STACK) != 0) {
+        std::terminate();  // unreachable: rank_main's handler is below every suspension point
+    }
+    return _URC_NO_REASON;
+}
+
+[[noreturn]] void unwind_without_search(_Unwind_Exception& exception) {
+    std::memset(&exception, 0, sizeof exception);
+    std::memcpy(&exception.exception_class, "CKPTUNWD", sizeof exception.exception_class);
+    exception.exception_cleanup = [](_Unwind_Reason_Code, _Unwind_Exception*) {};
+    _Unwind_ForcedUnwind(&exception, continue_to_rank_main, nullptr);
+    std::terminate();  // _Unwind_ForcedUnwind returns only when it could not unwind
+}
+#endif
 
 }  // namespace
 
@@ -94,7 +127,13 @@ ctx::fiber RankScheduler::Impl::rank_main(int rank, const Body& body, ctx::fiber
             }
         } catch (const Unwind&) {
             // Abandoned by the scheduler; its outcome was settled before.
-        } catch (const RankDied& died) {
+        }
+#if defined(CKPT_SIM_FORCED_UNWIND)
+        catch (const abi::__forced_unwind&) {
+            // The same, unwound by suspend.
+        }
+#endif
+        catch (const RankDied& died) {
             mark_dead(rank, died.reason());
         } catch (const JobCrash& crash) {
             fail(rank, "job crash: " + crash.reason());
@@ -121,7 +160,11 @@ void RankScheduler::Impl::suspend(int rank) {
     main = std::move(main).resume();
     asan_finish_switch(slot.asan_fake_stack, &main_stack);
     if (slot.unwind_requested) {
+#if defined(CKPT_SIM_FORCED_UNWIND)
+        unwind_without_search(slot.forced_unwind);
+#else
         throw Unwind{};
+#endif
     }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <unwind.h>
 #include <vector>
 
 #include <boost/context/fiber.hpp>
@@ -40,6 +41,7 @@ struct RankScheduler::Impl {
         fibers::EhGlobals eh;
         fibers::StackBounds stack;
         void* asan_fake_stack = nullptr;
+        _Unwind_Exception forced_unwind{};  // suspend's unwinding of this rank (rank_scheduler.cpp)
     };
 
     // The one collective in flight. Every completed collective had every rank in it, so all ranks are at the

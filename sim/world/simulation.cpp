@@ -17,6 +17,7 @@
 #include "sim/world/event_names.hpp"
 #include "sim/world/operator_relaunch.hpp"
 #include "sim/world/refusal_fix.hpp"
+#include "sim/world/scenario_line.hpp"
 #include "sim/world/world.hpp"
 
 namespace ckpt::sim {
@@ -71,7 +72,7 @@ class Simulation final : public EventSink {
     }
 
     ScenarioResult run() {
-        world_.trace.record(0, 0, -1, "scenario", world_.scenario.to_json());
+        world_.trace.record(0, 0, -1, "scenario", scenario_fields(world_.scenario));
         const int limit =
             static_cast<int>(world_.scenario.faults.size()) + 3 + kMaxRefusalFixes + kMaxRelaunches;
         bool ended = false;
@@ -351,9 +352,12 @@ class Simulation final : public EventSink {
     }
 
     bool after_run(const RunResult& result) {
+        // Classified once: each classification rethrows the failed rank's exception.
+        const RankFailureKind failed_as =
+            result.all_finished() ? RankFailureKind::other : first_failure_kind(result);
         // load_best_model_at_end and the clean-up run after the training loop: a failure there
         // still ends a run that trained to its end.
-        if (result.all_finished() || first_failure_kind(result) == RankFailureKind::best_model_load) {
+        if (result.all_finished() || failed_as == RankFailureKind::best_model_load) {
             world_.stats.trained_to_end = 1;
         }
         if (result.all_finished()) {
@@ -387,7 +391,7 @@ class Simulation final : public EventSink {
         }
         const auto error = first_failure(result);
         world_.trace_sink.record(-1, "job_failed", {{"error", error}});
-        if (first_failure_kind(result) == RankFailureKind::training_args_refused) {
+        if (failed_as == RankFailureKind::training_args_refused) {
             emit(TrainingRefused{error});
             // The user applies the fix the message names and launches again, with the same faults
             // still planned; a message that names no fix ends the job refused.
@@ -403,7 +407,7 @@ class Simulation final : public EventSink {
             end(Outcome::refused, error);
             return true;
         }
-        if (first_failure_kind(result) == RankFailureKind::best_model_load) {
+        if (failed_as == RankFailureKind::best_model_load) {
             // Transformers' own end-of-training failure on a best a crash tore or removed; with
             // no crash before it, nothing explains it.
             if (world_.incarnation > 0) {
@@ -415,7 +419,7 @@ class Simulation final : public EventSink {
             world_.fs.process_kill();  // the job exits on the error; a scheduler restarts it
             return false;
         }
-        if (world_.ledger.sidecar_damaged && first_failure_kind(result) == RankFailureKind::sidecar_restore) {
+        if (world_.ledger.sidecar_damaged && failed_as == RankFailureKind::sidecar_restore) {
             return end_unless_remedied(Outcome::failed_explained, error, Remedy::delete_damaged_sidecar,
                                        path_named_in(error));
         }

@@ -2,20 +2,10 @@
 // is a std::logic_error, never a line with duplicate keys.
 #include "sim/world/trace.hpp"
 
-#include <charconv>
 #include <stdexcept>
 
 namespace ckpt::sim {
-namespace {
-
-// std::to_string's digits, without its temporary.
-void append_integer(std::string& out, std::int64_t value) {
-    char digits[24];
-    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-    out.append(digits, end);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void Trace::record(std::int64_t time_ms, int incarnation, int rank, std::string_view kind,
                    const nlohmann::json& details) {
@@ -50,11 +40,11 @@ void Trace::write_line(std::int64_t time_ms, int incarnation, int rank, std::str
     std::string& line = line_;
     line.clear();
     line += "{\"t\":"sv;
-    append_integer(line, time_ms);
+    append_json_integer(line, time_ms);
     line += ",\"inc\":"sv;
-    append_integer(line, incarnation);
+    append_json_integer(line, incarnation);
     line += ",\"rank\":"sv;
-    append_integer(line, rank);
+    append_json_integer(line, rank);
     line += ",\"kind\":"sv;
     append_json_string(line, kind);
     if (!members.empty()) {

@@ -7,14 +7,26 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
+
+#include "sim/base/byte_words.hpp"
 
 namespace ckpt::sim {
 
 namespace {
 
+// Printable ASCII without '"' and '\\' (DEL is escaped): eight bytes at a time, then one by one.
 bool needs_no_escape(std::string_view text) {
-    return std::all_of(text.begin(), text.end(),
+    std::size_t at = 0;
+    for (; at + 8 <= text.size(); at += 8) {
+        const std::uint64_t word = byte_words::load(text.data() + at);
+        if (!byte_words::all_unescaped_json(word) || byte_words::has_byte(word, 0x7f)) {
+            return false;
+        }
+    }
+    return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(at), text.end(),
                        [](char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; });
 }
 
@@ -37,6 +49,16 @@ void append_json_string(std::string& out, std::string_view value) {
 std::string_view TraceFields::last_key() const noexcept {
     return last_key_at_ == std::string::npos ? std::string_view(last_key_)
                                              : std::string_view(text_).substr(last_key_at_, last_key_size_);
+}
+
+void append_json_integer(std::string& out, std::int64_t value) {
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+}
+
+void append_json_unsigned(std::string& out, std::uint64_t value) {
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
 }
 
 void append_json_number(std::string& out, double value) {
@@ -95,15 +117,13 @@ void append_json_value(std::string& out, const nlohmann::json& value) {
             out += "null";
             return;
         case Type::number_integer:
-        case Type::number_unsigned: {
-            char digits[24];
-            const auto end =
-                value.is_number_unsigned()
-                    ? std::to_chars(digits, digits + sizeof digits, value.get<std::uint64_t>()).ptr
-                    : std::to_chars(digits, digits + sizeof digits, value.get<std::int64_t>()).ptr;
-            out.append(digits, end);
+        case Type::number_unsigned:
+            if (value.is_number_unsigned()) {
+                append_json_unsigned(out, value.get<std::uint64_t>());
+            } else {
+                append_json_integer(out, value.get<std::int64_t>());
+            }
             return;
-        }
         case Type::number_float:
             append_json_number(out, value.get<double>());
             return;
@@ -154,9 +174,7 @@ TraceFields& TraceFields::null(std::string_view key) {
 
 TraceFields& TraceFields::integer(std::string_view key, std::int64_t value) {
     open_member(key);
-    char digits[24];  // std::to_string's digits, without its temporary
-    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-    text_.append(digits, end);
+    append_json_integer(text_, value);
     return *this;
 }
 
@@ -198,6 +216,12 @@ TraceFields& TraceFields::object(std::string_view key, const TraceFields& member
     text_ += '{';
     text_ += members.text_;
     text_ += '}';
+    return *this;
+}
+
+TraceFields& TraceFields::raw(std::string_view key, std::string_view json_text) {
+    open_member(key);
+    text_ += json_text;
     return *this;
 }
 

@@ -21,6 +21,9 @@ void append_json_string(std::string& out, std::string_view value);
 // Appends `value` in exactly the bytes nlohmann's dump() (compact) gives for it.
 void append_json_number(std::string& out, double value);
 void append_json_value(std::string& out, const nlohmann::json& value);
+// An integer's digits (std::to_string's, without its temporary), as dump() writes them.
+void append_json_integer(std::string& out, std::int64_t value);
+void append_json_unsigned(std::string& out, std::uint64_t value);
 
 class TraceFields {
   public:
@@ -32,6 +35,8 @@ class TraceFields {
     TraceFields& boolean(std::string_view key, bool value);
     TraceFields& string(std::string_view key, std::string_view value);
     TraceFields& object(std::string_view key, const TraceFields& members);
+    // A member whose value is already JSON text in the compact bytes dump() gives for it.
+    TraceFields& raw(std::string_view key, std::string_view json_text);
 
     // "k":v,... without braces; empty when nothing was added.
     const std::string& members() const noexcept { return text_; }
