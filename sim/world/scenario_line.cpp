@@ -163,6 +163,8 @@ TraceFields scenario_fields(const Scenario& scenario) {
     if (callbacks.early_stopping_threshold != defaults.early_stopping_threshold) {
         fields.number("early_stopping_threshold", callbacks.early_stopping_threshold);
     }
+    fields.integer_or_null("eval_steps", trainer.eval_steps)
+        .string("eval_strategy", kEvalStrategyNames.name(trainer.eval_strategy));
     std::string faults = "[";
     for (std::size_t i = 0; i < scenario.faults.size(); ++i) {
         if (i > 0) {
@@ -178,6 +180,7 @@ TraceFields scenario_fields(const Scenario& scenario) {
         .raw("greater_is_better",
              trainer.greater_is_better ? boolean_text(*trainer.greater_is_better) : "null")
         .boolean("load_best_model_at_end", trainer.load_best_model_at_end)
+        .integer("logging_steps", trainer.logging_steps)
         .integer("max_steps", trainer.max_steps);
     if (trainer.metric_for_best_model.empty()) {
         fields.null("metric_for_best_model");
@@ -211,7 +214,7 @@ TraceFields scenario_fields(const Scenario& scenario) {
     if (callbacks.upgraded_across_resume) {
         fields.boolean("upgraded_across_resume", true);
     }
-    fields.boolean("watchdog", scenario.job.watchdog);
+    fields.boolean("watchdog", scenario.job.watchdog).integer("weights_shards", trainer.weights_shards);
     return fields;
 }
 
