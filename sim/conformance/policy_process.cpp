@@ -97,8 +97,8 @@ int spawn(const std::vector<std::string>& argv, PipePair& in, PipePair& out, Pip
 // The poll loop's view of the child.
 class Session {
   public:
-    Session(pid_t pid, std::string input, std::size_t expected_lines, bool (*stop_early)(const std::string&))
-        : pid_(pid), input_(std::move(input)), expected_lines_(expected_lines), stop_early_(stop_early) {}
+    Session(std::string input, std::size_t expected_lines, bool (*stop_early)(const std::string&))
+        : input_(std::move(input)), expected_lines_(expected_lines), stop_early_(stop_early) {}
 
     // Returns true when the child must be killed now (a bad or surplus answer).
     bool pump(Fd& in, Fd& out, Fd& err, int wait_ms) {
@@ -176,7 +176,6 @@ class Session {
         transcript.stderr_head.append(buffer, std::min(room, static_cast<std::size_t>(n)));
     }
 
-    pid_t pid_;
     std::string input_;
     std::size_t written_ = 0;
     std::size_t expected_lines_;
@@ -232,7 +231,7 @@ Transcript run_policy_process(const std::vector<std::string>& argv,
     for (const auto& line : input_lines) {
         input += line + '\n';
     }
-    Session session(pid, std::move(input), input_lines.size(), stop_early);
+    Session session(std::move(input), input_lines.size(), stop_early);
     const auto deadline = Clock::now() + timeout;
     auto ending = Transcript::Ending::exited;
     int status = 0;

@@ -5,6 +5,7 @@
 #include "sim/scenario/swarm.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "policy/core/tie_policy.hpp"
 #include "sim/base/enum_names.hpp"
@@ -219,6 +220,21 @@ void draw_evaluations(std::uint64_t seed, TrainerOptions& trainer) {
     }
     if (roll(rng, mix.sharded_weights)) {
         trainer.weights_shards = draw(rng, mix.weights_shards);
+    }
+    // TrainingArguments' post-init refuses load_best_model_at_end unless the evaluations follow the
+    // save strategy and, by steps, save_steps is a round multiple of eval_steps: such a draw takes
+    // an evaluation schedule Transformers accepts (one of save_steps' divisors of 3 or more).
+    if (trainer.load_best_model_at_end && trainer.save_strategy == SaveStrategy::epoch) {
+        trainer.eval_strategy = EvalStrategy::epoch;
+    } else if (trainer.load_best_model_at_end && trainer.save_strategy == SaveStrategy::steps) {
+        std::vector<std::int64_t> divisors;
+        for (std::int64_t d = 3; d <= trainer.save_steps; ++d) {
+            if (trainer.save_steps % d == 0) {
+                divisors.push_back(d);
+            }
+        }
+        trainer.eval_strategy = EvalStrategy::steps;
+        trainer.eval_steps = divisors.empty() ? trainer.save_steps : divisors[rng.below(divisors.size())];
     }
 }
 
