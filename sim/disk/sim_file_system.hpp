@@ -234,6 +234,9 @@ class SimFileSystem final : public ckpt::FileSystem {
   private:
     using InodeId = std::uint32_t;
     using Content = std::shared_ptr<const std::string>;  // shared by the views and the log
+    static std::string_view bytes_of(const Content& content) noexcept {
+        return content ? std::string_view(*content) : std::string_view();
+    }
     using Entries = std::map<std::string, InodeId, std::less<>>;
 
     static constexpr InodeId kNoInode = UINT32_MAX;
