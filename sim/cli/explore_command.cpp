@@ -12,6 +12,7 @@
 
 #include "policy/base/mutants.hpp"
 #include "sim/cli/build_id.hpp"
+#include "sim/cli/callback_flags.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/explore_report.hpp"
 #include "sim/cli/interrupt.hpp"
@@ -39,6 +40,7 @@ struct ExploreCliOptions {
     std::string mutant;
     std::string junit;
     TrainerOverrides trainer;
+    CallbackFlags callback;
 };
 
 // "K/N" with 1 <= K <= N, as CI matrices count.
@@ -55,7 +57,8 @@ std::pair<unsigned, unsigned> parse_shard(const std::string& text) {
 
 // Each file carries the armed mutant, so its replay reproduces the violation on its own.
 void save_violations(const sim::ExploreSummary& summary, std::optional<mutants::Mutant> mutant,
-                     const std::string& out_dir, std::vector<std::string>& replays) {
+                     const std::optional<sim::CallbackSpec>& callback, const std::string& out_dir,
+                     std::vector<std::string>& replays) {
     if (summary.violations.empty()) {
         return;
     }
@@ -64,6 +67,7 @@ void save_violations(const sim::ExploreSummary& summary, std::optional<mutants::
         sim::ScenarioFile file;
         file.scenario = found.scenario;
         file.mutant = mutant;
+        file.callback = callback;
         sim::ScenarioResult result;
         result.violations = found.violations;
         file.expected = sim::verdicts(result);
@@ -99,7 +103,8 @@ nlohmann::json provenance(const ExploreCliOptions& o, const sim::ExploreOptions&
               {"seeds", seeds_given || !time_given ? json(options.seeds) : json(nullptr)},
               {"time_budget_seconds", time_given ? json(o.time) : json(nullptr)},
               {"mutant", options.mutant ? json(mutants::name_of(*options.mutant)) : json(nullptr)},
-              {"trainer_overrides", o.trainer.to_json()}}}};
+              {"trainer_overrides", o.trainer.to_json()},
+              {"callback_command", o.callback.given() ? json(o.callback.command) : json(nullptr)}}}};
 }
 
 // --seeds alone: that many seeds. --time alone: as many seeds as the time allows. Both: the
@@ -116,6 +121,7 @@ int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
     }
     options.jobs = o.jobs > 0 ? o.jobs : std::max(1U, std::thread::hardware_concurrency());
     options.mutant = find_mutant_flag(o.mutant);
+    options.external_callback = o.callback.spec();
     if (o.trainer.any()) {
         options.adjust = [trainer = o.trainer](sim::Scenario& scenario) { trainer.apply(scenario); };
     }
@@ -141,7 +147,7 @@ int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
                   << " scenarios finished\n";
     }
     std::vector<std::string> replays;
-    save_violations(summary, options.mutant, o.out_dir, replays);
+    save_violations(summary, options.mutant, options.external_callback, o.out_dir, replays);
     if (!o.junit.empty()) {
         write_junit_file(o.junit, summary, replays);
     }
@@ -153,6 +159,13 @@ int run_explore(const ExploreCliOptions& o, bool seeds_given, bool time_given) {
     }
     if (summary.interrupted) {
         return kExitInterrupted;
+    }
+    if (!summary.harness_errors.empty()) {
+        const auto& [seed, detail] = summary.harness_errors.front();
+        std::cerr << "ckptsim explore: the external callback failed the harness in "
+                  << summary.harness_errors.size() << " scenarios; the first, seed " << seed << ":\n"
+                  << detail << "\n";
+        return kExitBadInput;
     }
     return summary.violations.empty() ? kExitOk : kExitViolation;
 }
@@ -184,6 +197,7 @@ Command add_explore_command(CLI::App& parent) {
                         "Explore with a catalogue mutant armed ('none': the real code)");
     command->add_option("--junit", o->junit, "Also write the summary as JUnit XML to this file");
     o->trainer.add_to(command);
+    o->callback.add_to(command);
     return {command, [o, seeds, time]() { return run_explore(*o, seeds->count() > 0, time->count() > 0); }};
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <unistd.h>
 
+#include "sim/cli/callback_flags.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/mutant_flag.hpp"
 #include "sim/cli/numeric_flags.hpp"
@@ -30,6 +31,8 @@ struct RunOptions {
     std::int64_t max_steps = 0;
     bool no_faults = false;
     TrainerOverrides trainer;
+    CallbackFlags callback;
+    bool builtin_callback = false;  // replay: the C++ port in place of the file's external callback
 };
 
 // The readable trace: all of it with --trace-text; without it, a failed run shows the 30 lines
@@ -70,7 +73,33 @@ int report_and_exit(const ScenarioReport& report, const TraceSpool& trace, const
     } else {
         print_report(std::cout, report);
     }
+    if (report.result.outcome == sim::Outcome::harness_error) {
+        return kExitBadInput;  // the callback command is the bad input, not the code under test
+    }
     return report.result.ok() ? kExitOk : kExitViolation;
+}
+
+// Replaces the file's callback with the flags' (a fixed callback, or the C++ port).
+void apply_callback(sim::ScenarioFile& file, const RunOptions& options) {
+    if (options.builtin_callback) {
+        file.callback.reset();
+        file.callback_identity = nullptr;
+    } else if (auto spec = options.callback.spec()) {
+        file.callback = std::move(spec);
+        file.callback_identity = nullptr;
+    }
+}
+
+// A replay whose callback loaded other sources than the recorded ones still runs: say so.
+void warn_if_sources_changed(const sim::ScenarioFile& file, const ScenarioReport& report) {
+    const auto recorded = file.callback_identity.is_object()
+                              ? file.callback_identity.value("sources", nlohmann::json())
+                              : nlohmann::json();
+    const auto& now = report.result.callback_identity;
+    if (!recorded.is_null() && now.is_object() && now.value("sources", nlohmann::json()) != recorded) {
+        std::cerr << "warning: the callback's sources differ from the ones recorded in the file (the code "
+                     "changed)\n";
+    }
 }
 
 // With no --mutant a replay keeps its file's mutant; "--mutant none" shows the real code beside it.
@@ -91,6 +120,7 @@ void add_common(CLI::App* command, RunOptions& options) {
                       "In the SVG, x is virtual time instead of the training step");
     command->add_option("--mutant", options.mutant,
                         "Run with a catalogue mutant armed (mutation testing); 'none' runs the real code");
+    options.callback.add_to(command);
 }
 
 }  // namespace
@@ -127,6 +157,7 @@ Command add_run_command(CLI::App& parent) {
                 }
                 options->trainer.apply(file.scenario);
                 apply_mutant(file, options->mutant);
+                apply_callback(file, *options);
                 file.scenario.validate();
                 TraceSpool trace;
                 return report_and_exit(run_and_report(file, &trace, options->out_dir), trace, *options);
@@ -142,11 +173,15 @@ Command add_replay_command(CLI::App& parent) {
     // The file is already saved: a replay writes a copy only when asked to.
     options->out_dir.clear();
     command->add_option("--out", options->out_dir, "Also save the scenario, with this run's verdicts, here");
+    command->add_flag("--builtin-callback", options->builtin_callback,
+                      "Run the C++ port in place of the file's external callback");
     return {command, [options, path]() {
                 auto file = sim::ScenarioFile::load(*path);
                 apply_mutant(file, options->mutant);
+                apply_callback(file, *options);
                 TraceSpool trace;
                 auto report = run_and_report(file, &trace, options->out_dir);
+                warn_if_sources_changed(file, report);
                 // A replay of a saved file points back at that file, not a copy of it.
                 if (!report.result.ok()) {
                     report.replay_command = "ckptsim replay " + *path;

@@ -68,11 +68,31 @@ ScenarioReport run_and_report(const sim::ScenarioFile& file, sim::TraceLineSink*
         path.append(".json");
         auto saved = file;
         saved.expected = sim::verdicts(report.result, report.deterministic);
+        if (saved.callback) {
+            saved.callback_identity = report.result.callback_identity;
+        }
         saved.save(path);
         report.replay_command = "ckptsim replay " + path;
     }
     return report;
 }
+
+namespace {
+
+// "CheckpointEvaluationTriggerCallback through binding ... (Python 3.11.2, shim 0.1.0)".
+std::string describe_callback(const nlohmann::json& identity) {
+    if (!identity.is_object()) {
+        return "its process never started";
+    }
+    const auto text = [&](const char* key) {
+        const auto found = identity.find(key);
+        return found != identity.end() && found->is_string() ? found->get<std::string>() : std::string("?");
+    };
+    return text("class") + " through " + text("binding") + " (Python " + text("python") + ", shim " +
+           text("shim") + ")";
+}
+
+}  // namespace
 
 void print_report(std::ostream& out, const ScenarioReport& report) {
     const auto& s = report.file.scenario;
@@ -88,11 +108,18 @@ void print_report(std::ostream& out, const ScenarioReport& report) {
         << to_string(s.callbacks.policy.tie_policy) << ", save_total_limit " << s.trainer.save_total_limit
         << ", resume rule " << sim::kResumeRuleNames.name(s.trainer.resume_rule) << "\n";
     out << "  faults: " << describe_faults(s) << "\n";
+    if (report.file.callback) {
+        out << "  callback: external, " << describe_callback(report.result.callback_identity) << "\n";
+    }
     out << "outcome: " << sim::to_string(r.outcome) << " (" << r.outcome_detail << ")\n";
     out << "  " << r.stats.steps << " steps, " << r.stats.evaluations << " evaluations, "
         << r.stats.checkpoints << " checkpoints, " << r.stats.incarnations << " incarnations, "
         << r.stats.resumes << " resumes, " << r.stats.hangs << " hangs\n";
     out << "trace hash: " << r.trace_hash << "\n";
+    if (r.outcome == sim::Outcome::harness_error) {
+        out << "  properties: not judged (the harness failed, not the code under test)\n";
+        return;
+    }
     for (std::size_t i = 0; i < sim::kPropertyCount; ++i) {
         const auto property = static_cast<Property>(i);
         const bool held = property == Property::P8 ? report.deterministic : r.held(property);

@@ -7,16 +7,12 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <system_error>
 #include <thread>
 #include <unistd.h>
-#include <utility>
 
-extern char** environ;
+#include "sim/process/child_process.hpp"
 
 namespace ckpt::sim::conformance {
 namespace {
@@ -26,72 +22,9 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kStderrKept = 2048;
 constexpr std::size_t kMaxAnswerBytes = std::size_t{1} << 20;
 
-struct Fd {
-    int fd = -1;
-    Fd() = default;
-    explicit Fd(int value) : fd(value) {}
-    Fd(Fd&& other) noexcept : fd(std::exchange(other.fd, -1)) {}
-    Fd& operator=(Fd&& other) noexcept {
-        reset();
-        fd = std::exchange(other.fd, -1);
-        return *this;
-    }
-    ~Fd() { reset(); }
-    void reset() {
-        if (fd >= 0) {
-            ::close(fd);
-        }
-        fd = -1;
-    }
-    bool open() const { return fd >= 0; }
-};
-
-struct PipePair {
-    Fd read;
-    Fd write;
-};
-
-PipePair make_pipe() {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
-        throw std::system_error(errno, std::generic_category(), "pipe2");
-    }
-    return {Fd(fds[0]), Fd(fds[1])};
-}
-
-void set_nonblocking(const Fd& fd) {
-    ::fcntl(fd.fd, F_SETFL, ::fcntl(fd.fd, F_GETFL) | O_NONBLOCK);
-}
-
-// The child: stdin, stdout and stderr are the pipes; its own process group; SIGPIPE back to the
-// default (ours is ignored) and no blocked signals.
+// The child: stdin, stdout and stderr are the pipes.
 int spawn(const std::vector<std::string>& argv, PipePair& in, PipePair& out, PipePair& err, pid_t& pid) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in.read.fd, 0);
-    posix_spawn_file_actions_adddup2(&actions, out.write.fd, 1);
-    posix_spawn_file_actions_adddup2(&actions, err.write.fd, 2);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    posix_spawnattr_setflags(&attributes,
-                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    std::vector<char*> args;
-    for (const auto& arg : argv) {
-        args.push_back(const_cast<char*>(arg.c_str()));
-    }
-    args.push_back(nullptr);
-    const int failed = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    return failed;
+    return spawn_child({argv, {{0, in.read.fd}, {1, out.write.fd}, {2, err.write.fd}}, {}}, pid);
 }
 
 // The poll loop's view of the child.
@@ -186,12 +119,6 @@ class Session {
 int remaining_ms(Clock::time_point deadline) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1000));
-}
-
-void kill_and_reap(pid_t pid, int& status) {
-    ::kill(-pid, SIGKILL);
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
 }
 
 // After the child closed its pipes: wait for its exit until the deadline, then kill it.

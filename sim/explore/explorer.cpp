@@ -60,6 +60,8 @@ void add_summary(ExploreSummary& into, const ExploreSummary& from) {
         into.violations_by_property[i] += from.violations_by_property[i];
     }
     into.violations.insert(into.violations.end(), from.violations.begin(), from.violations.end());
+    into.harness_errors.insert(into.harness_errors.end(), from.harness_errors.begin(),
+                               from.harness_errors.end());
     into.scenario_digest += from.scenario_digest;
 }
 
@@ -112,7 +114,9 @@ ExploreSummary explore(const ExploreOptions& options) {
             if (options.adjust) {
                 options.adjust(scenario);
             }
-            const auto result = run_scenario(scenario);
+            RunOptions run_options;
+            run_options.external_callback = options.external_callback ? &*options.external_callback : nullptr;
+            const auto result = run_scenario(scenario, run_options);
             hashes.add(item, result.trace_hash_value);
             local.scenario_digest += scenario_digest_term(scenario.seed, result.trace_hash_value);
             local.scenarios += 1;
@@ -120,6 +124,9 @@ ExploreSummary explore(const ExploreOptions& options) {
             local.scenarios_with_fault += result.stats.faults_fired() > 0 ? 1 : 0;
             add_stats(local.totals, result.stats);
             local.outcomes[std::string(to_string(result.outcome))] += 1;
+            if (result.outcome == Outcome::harness_error) {
+                local.harness_errors.emplace_back(scenario.seed, result.outcome_detail);
+            }
             if (!result.ok()) {
                 for (const auto& violation : result.violations) {
                     local.violations_by_property[static_cast<std::size_t>(violation.property)] += 1;
@@ -163,6 +170,7 @@ ExploreSummary explore(const ExploreOptions& options) {
 
     std::sort(summary.violations.begin(), summary.violations.end(),
               [](const auto& a, const auto& b) { return a.seed < b.seed; });
+    std::sort(summary.harness_errors.begin(), summary.harness_errors.end());
     // Seeds are claimed in order and every claimed seed finishes, so the hash covers them all.
     CKPT_ASSERT(hashes.folded() == summary.scenarios);
     summary.trace_hash = hashes.hex();

@@ -39,6 +39,8 @@ struct ExploreOptions {
     unsigned shard_count = 1;
     std::optional<mutants::Mutant> mutant;
     bool stop_at_first_violation = false;
+    // Runs this external callback in place of the C++ port in every scenario.
+    std::optional<CallbackSpec> external_callback;
     // Applied to every drawn scenario before it runs (the CLI's trainer overrides).
     std::function<void(Scenario&)> adjust;
     // Called on the calling thread about every 200 ms.
@@ -62,7 +64,9 @@ struct ExploreSummary {
     std::map<std::string, std::uint64_t> outcomes;
     std::array<std::uint64_t, kPropertyCount> violations_by_property{};
     std::vector<FoundViolation> violations;  // in seed order
-    std::string trace_hash;                  // FNV-1a over every scenario's hash, in seed order
+    // Scenarios an external callback's harness failed (seed, what failed), in seed order.
+    std::vector<std::pair<std::uint64_t, std::string>> harness_errors;
+    std::string trace_hash;  // FNV-1a over every scenario's hash, in seed order
     // The sum (mod 2^64) of scenario_digest_term(seed, scenario hash) over the scenarios: unlike
     // trace_hash it adds up across shards, so `merge` can compare N shards with one run.
     std::uint64_t scenario_digest = 0;

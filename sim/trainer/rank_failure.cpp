@@ -8,6 +8,7 @@
 #include "policy/ports/rank_zero_outcome.hpp"
 #include "policy/trigger/rank_zero_operations.hpp"
 #include "policy/trigger/trigger_callback.hpp"
+#include "sim/base/harness_error.hpp"
 
 namespace ckpt::sim {
 
@@ -19,6 +20,8 @@ RankFailureKind failure_kind(const std::exception_ptr& error) noexcept {
         std::rethrow_exception(error);
     } catch (const TrainingArgumentsRefused&) {
         return RankFailureKind::training_args_refused;
+    } catch (const HarnessError&) {
+        return RankFailureKind::harness_error;
     } catch (const BestModelLoadFailed&) {
         return RankFailureKind::best_model_load;
     } catch (const RankZeroFailure& failure) {

@@ -16,6 +16,7 @@ enum class RankFailureKind : std::uint8_t {
     sidecar_restore,        // on_train_begin could not restore the policy from the sidecar
     training_args_refused,  // on_train_begin refused the TrainingArguments (TrainingArgumentsRefused)
     best_model_load,        // load_best_model_at_end or the clean-up found best_model_checkpoint unusable
+    harness_error,          // an external callback's process failed the harness (sim/base/harness_error.hpp)
 };
 
 // Transformers' own failure at the end of training: a torn best model, or a best directory a

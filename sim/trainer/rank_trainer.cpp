@@ -6,7 +6,6 @@
 
 #include "policy/callbacks/stateful_callbacks.hpp"
 #include "policy/ports/file_system_error.hpp"
-#include "policy/trigger/evaluation_round.hpp"
 #include "sim/events/job_constants.hpp"
 #include "sim/trainer/checkpoint_rotation.hpp"
 #include "sim/trainer/saved_weights.hpp"
@@ -71,17 +70,17 @@ void RankTrainer::train_begin() {
     trigger_->on_train_begin(args, view(), control_);
     if (is_rank_zero()) {
         // Recovery has republished whatever a cut-short commit left: the save window closes.
-        emit(TrainBegan{trigger_->policy().state(), job_.resume_step.has_value()});
+        emit(TrainBegan{trigger_->reported_policy_state(), job_.resume_step.has_value()});
         emit(RecoveryFinished{});
     }
     if (job_.scenario.score.external_baseline) {
         const double baseline = job_.scores.baseline();
-        trigger_->policy().establish_external_baseline(baseline, 0);
+        trigger_->establish_external_baseline(baseline);
         if (is_rank_zero()) {
-            emit(BaselineEstablished{baseline, trigger_->policy().state()});
+            emit(BaselineEstablished{baseline, trigger_->reported_policy_state()});
         }
     }
-    emit(RankStateShared{rank_, agreement_sequence_++, trigger_->policy().state()});
+    emit(RankStateShared{rank_, agreement_sequence_++, trigger_->reported_policy_state()});
 }
 
 // ---- the loop ----------------------------------------------------------------------------------
@@ -90,6 +89,7 @@ void RankTrainer::run() {
     train_begin();
     training_loop();
     end_of_training();
+    trigger_->on_rank_finished();
 }
 
 void RankTrainer::default_flow_on_step_end() noexcept {
@@ -221,7 +221,7 @@ void RankTrainer::checkpoint_evaluation() {
     TrainerHooks hooks(*this, score);
     const TrainerControl before = control_;
     collective_.set_waiting_point("on_evaluate");
-    run_checkpoint_evaluation_round(collective_, *trigger_, control_, score, global_step_, hooks);
+    trigger_->evaluate(control_, score, global_step_, hooks);
     last_decision_score_ = score;
     emit(EvaluationReturned{rank_, round, global_step_, before.should_save, control_.should_save,
                             before.should_training_stop, control_.should_training_stop});
@@ -317,8 +317,9 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     // Recorded as soon as the bytes are in the page cache (a killed process leaves them there,
     // complete), and again once they are durable. The record takes the export and the bytes by
     // move; both events read them from there.
-    last_trainer_state_ = LastTrainerState{global_step_, last_decision_score_, trigger_->policy().state(),
-                                           std::move(live), std::move(bytes)};
+    last_trainer_state_ =
+        LastTrainerState{global_step_, last_decision_score_, trigger_->reported_policy_state(),
+                         std::move(live), std::move(bytes)};
     const auto& last = *last_trainer_state_;
     const TrainerStateWritten written{last.step, last.score, last.policy_state, last.callback_states,
                                       last.bytes};
@@ -402,7 +403,7 @@ void RankTrainer::rotate_checkpoints() {
 
 void RankTrainer::on_save() {
     control_.should_save = false;  // CallbackHandler.on_save clears the flag first
-    const bool commits = trigger_->pending_checkpoint_save_step().has_value();
+    const bool commits = trigger_->commit_pending();
     collective_.set_waiting_point("on_save");
     emit(SaveCallbackStarted{rank_});
     trigger_->on_save(view(), control_);
@@ -416,7 +417,7 @@ void RankTrainer::on_save() {
                                      last.bytes});
         }
         if (commits) {
-            emit(SidecarPersisted{trigger_->policy().state()});
+            emit(SidecarPersisted{trigger_->reported_policy_state()});
             emit(Committed{global_step_});
         }
     }

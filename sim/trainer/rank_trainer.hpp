@@ -14,7 +14,6 @@
 
 #include "policy/callbacks/early_stopping_callback.hpp"
 #include "policy/callbacks/trainer_control.hpp"
-#include "policy/trigger/trigger_callback.hpp"
 #include "sim/ranks/sim_collective.hpp"
 #include "sim/trainer/trainer_best.hpp"
 #include "sim/trainer/trainer_job.hpp"
@@ -82,7 +81,7 @@ class RankTrainer {
     TrainerControl control_;
     // Transformers' callback list: the trigger callback, then the early-stopping callbacks.
     std::vector<std::unique_ptr<ExportableState>> callbacks_;
-    TriggerCallback* trigger_ = nullptr;
+    TriggerPort* trigger_ = nullptr;
     std::vector<EarlyStoppingCallback*> early_stopping_;
     // TrainerState.stateful_callbacks as carried since train start or resume. After a resume every
     // rank reads the job's parsed document (resumed_callbacks_); a rank copies it into

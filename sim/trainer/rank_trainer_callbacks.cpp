@@ -35,8 +35,8 @@ void RankTrainer::build_callbacks() {
     // A job resumed from a checkpoint runs the configuration the user may have changed since.
     const auto& options = job_.scenario.callbacks;
     const auto configured = configured_callbacks(options, job_.resume_step.has_value());
-    callbacks_.push_back(std::make_unique<TriggerCallback>(
-        trigger_config(job_.scenario, configured.policy, job_.incarnation), job_.fs, collective_));
+    callbacks_.push_back(
+        job_.triggers.build(trigger_config(job_.scenario, configured.policy, job_.incarnation), collective_));
     // Several callbacks of one class must save and restore their state (P10). With the default
     // patience they never stop a run; a scenario's small patience lets them stop it.
     for (const int id : configured.early_stopping) {
@@ -56,7 +56,7 @@ void RankTrainer::find_callbacks() {
     trigger_ = nullptr;
     early_stopping_.clear();
     for (const auto& callback : callbacks_) {
-        if (auto* trigger = dynamic_cast<TriggerCallback*>(callback.get())) {
+        if (auto* trigger = dynamic_cast<TriggerPort*>(callback.get())) {
             trigger_ = trigger;
         } else if (auto* early_stopping = dynamic_cast<EarlyStoppingCallback*>(callback.get())) {
             early_stopping_.push_back(early_stopping);
@@ -111,8 +111,7 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     auto registry = CallbackFactoryRegistry::with_builtin_callbacks();
     registry.add("CheckpointEvaluationTriggerCallback",
                  [this](const json& saved) -> std::unique_ptr<ExportableState> {
-                     return std::make_unique<TriggerCallback>(
-                         TriggerCallback::from_state(saved, job_.fs, collective_, "sim"));
+                     return job_.triggers.rebuild(saved, collective_);
                  });
     std::vector<std::unique_ptr<ExportableState>> configured;
     std::vector<const ExportableState*> as_configured;

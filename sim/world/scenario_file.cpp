@@ -2,6 +2,7 @@
 // interrupted explore never leaves half a file.
 #include "sim/world/scenario_file.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include "policy/base/untrusted_json.hpp"
@@ -40,6 +41,34 @@ void check_format(const json& document) {
 }
 
 constexpr std::uint64_t kMaxScenarioFileBytes = std::uint64_t{16} << 20;
+
+void parse_callback(const json& block, ScenarioFile& file) {
+    if (!block.is_object()) {
+        throw ScenarioError("scenario file field 'callback': must be an object");
+    }
+    for (const auto& [key, value] : block.items()) {
+        if (key != "argv" && key != "timeout_ms" && key != "identity") {
+            throw ScenarioError("scenario file field 'callback." + key + "': unknown field");
+        }
+    }
+    CallbackSpec spec;
+    const auto argv = block.find("argv");
+    if (argv == block.end() || !argv->is_array() || argv->empty() ||
+        !std::all_of(argv->begin(), argv->end(), [](const json& word) { return word.is_string(); })) {
+        throw ScenarioError("scenario file field 'callback.argv': must be a non-empty array of strings");
+    }
+    spec.argv = argv->get<std::vector<std::string>>();
+    if (const auto timeout = block.find("timeout_ms"); timeout != block.end()) {
+        if (!timeout->is_number_integer() || timeout->get<std::int64_t>() < 1) {
+            throw ScenarioError("scenario file field 'callback.timeout_ms': must be a positive integer");
+        }
+        spec.timeout = std::chrono::milliseconds(timeout->get<std::int64_t>());
+    }
+    spec.shim_path = default_shim_path();
+    file.callback = std::move(spec);
+    file.callback_identity = block.value("identity", json());
+}
+
 }  // namespace
 
 ScenarioFile ScenarioFile::parse(const json& document) {
@@ -50,7 +79,7 @@ ScenarioFile ScenarioFile::parse(const json& document) {
     }
     for (const auto& [key, value] : document.items()) {
         if (key != "scenario" && key != "mutant" && key != "expected" && key != "note" &&
-            key != "ckptsim_version" && key != "scenario_format") {
+            key != "ckptsim_version" && key != "scenario_format" && key != "callback") {
             throw ScenarioError("scenario file field '" + key + "': unknown field");
         }
     }
@@ -76,6 +105,9 @@ ScenarioFile ScenarioFile::parse(const json& document) {
             }
         }
         file.expected = *expected;
+    }
+    if (const auto callback = document.find("callback"); callback != document.end()) {
+        parse_callback(*callback, file);
     }
     return file;
 }
@@ -107,6 +139,12 @@ json ScenarioFile::to_json() const {
     if (!expected.empty()) {
         out["expected"] = expected;
     }
+    if (callback) {
+        out["callback"] = {{"argv", callback->argv}, {"timeout_ms", callback->timeout.count()}};
+        if (!callback_identity.is_null()) {
+            out["callback"]["identity"] = callback_identity;
+        }
+    }
     return out;
 }
 
@@ -126,11 +164,15 @@ void ScenarioFile::save(const std::string& path) const {
 }
 
 ScenarioResult run_scenario_file(const ScenarioFile& file, const RunOptions& options) {
+    auto with_callback = options;
+    if (file.callback) {
+        with_callback.external_callback = &*file.callback;
+    }
     if (file.mutant) {
         mutants::MutantScope scope(*file.mutant);
-        return run_scenario(file.scenario, options);
+        return run_scenario(file.scenario, with_callback);
     }
-    return run_scenario(file.scenario, options);
+    return run_scenario(file.scenario, with_callback);
 }
 
 json verdicts(const ScenarioResult& result, std::optional<bool> determinism_held) {

@@ -19,6 +19,8 @@ std::string_view to_string(Outcome outcome) noexcept {
             return "hung";
         case Outcome::violated:
             return "violated";
+        case Outcome::harness_error:
+            return "harness_error";
     }
     return "?";
 }

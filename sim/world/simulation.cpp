@@ -8,7 +8,9 @@
 #include "policy/output_dir/resume_point.hpp"
 #include "sim/base/assert.hpp"
 #include "sim/checks/disk_truth.hpp"
+#include "sim/external/external_trigger_factory.hpp"
 #include "sim/faults/simulated_crash.hpp"
+#include "sim/trainer/in_process_trigger.hpp"
 #include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
 #include "sim/trainer/saved_weights.hpp"
@@ -29,7 +31,10 @@ using nlohmann::json;
 class Simulation final : public EventSink {
   public:
     Simulation(const Scenario& scenario, const RunOptions& options)
-        : original_(scenario), effective_(scenario), world_(effective_, options) {
+        : original_(scenario),
+          effective_(scenario),
+          external_callback_(options.external_callback),
+          world_(effective_, options) {
         world_.fs.set_observer([this](const FsOperation& operation) { observe_disk(operation); });
         world_.fs.set_fault_injector(
             [this](const FsOperation& operation) { return inject_io_fault(operation); });
@@ -98,6 +103,7 @@ class Simulation final : public EventSink {
         result.stats = world_.stats;
         result.stats.virtual_ms = world_.clock.now_ms();
         result.stats.save_window_dangling = world_.oracles.link().save_window_dangling();
+        result.callback_identity = std::move(callback_identity_);
         return result;
     }
 
@@ -313,6 +319,11 @@ class Simulation final : public EventSink {
                                 [&chooser_rng](std::span<const int> runnable) {
                                     return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
                                 });
+        InProcessTriggerFactory port_triggers(world_.fs, "sim");
+        std::optional<ExternalTriggerFactory> external_triggers;
+        if (external_callback_ != nullptr) {
+            external_triggers.emplace(*external_callback_, scenario, world_.fs, world_.clock, incarnation);
+        }
         TrainerJob job{scenario,
                        world_.fs,
                        world_.scores,
@@ -320,6 +331,7 @@ class Simulation final : public EventSink {
                        *this,
                        world_.clock,
                        world_.checkpoint_mtimes,
+                       external_triggers ? static_cast<TriggerFactory&>(*external_triggers) : port_triggers,
                        incarnation,
                        resume_step,
                        {}};
@@ -347,11 +359,23 @@ class Simulation final : public EventSink {
             emit(RanksEnded{timeout.result(), count_dead(timeout.result())});
             world_.fs.process_kill();
         }
+        if (external_triggers && callback_identity_.is_null()) {
+            callback_identity_ = external_triggers->identity();
+        }
         emit(IncarnationEnded{});
         return ended;
     }
 
     bool after_run(const RunResult& result) {
+        // The harness failed, not the code under test: nothing else about this run is a verdict.
+        for (const auto& rank : result.ranks) {
+            if (rank.kind == RankOutcome::Kind::failed &&
+                failure_kind(rank.error) == RankFailureKind::harness_error) {
+                world_.fs.process_kill();
+                end(Outcome::harness_error, rank.message);
+                return true;
+            }
+        }
         // Classified once: each classification rethrows the failed rank's exception.
         const RankFailureKind failed_as =
             result.all_finished() ? RankFailureKind::other : first_failure_kind(result);
@@ -438,7 +462,10 @@ class Simulation final : public EventSink {
     static constexpr int kMaxRefusalFixes = 4;
 
     const Scenario& original_;
-    Scenario effective_;  // the original with the fixes refusals named; what the world runs
+    Scenario effective_;
+    const CallbackSpec* external_callback_;  // null: the C++ port
+    nlohmann::json callback_identity_;       // the original with the fixes refusals
+                                             // named; what the world runs
     World world_;
     int refusal_fixes_ = 0;
     int relaunches_ = 0;                // remedies applied (operator_relaunch.hpp)

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/checks/property.hpp"
+#include "sim/external/callback_spec.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/world/run_stats.hpp"
 
@@ -19,6 +22,8 @@ struct RunOptions {
     bool keep_trace = false;  // keep the JSONL lines in the result; the hash is always computed
     // Also hands every line, as it is written, to this sink (run and replay spool them).
     TraceLineSink* trace_sink = nullptr;
+    // Runs this external callback in place of the C++ port (docs/callback-protocol.md).
+    const CallbackSpec* external_callback = nullptr;
 };
 
 // How a scenario ended, besides its verdicts.
@@ -29,6 +34,7 @@ enum class Outcome : std::uint8_t {
     refused,           // the callback refused the TrainingArguments at on_train_begin
     hung,              // a dead rank hangs the job and no watchdog is armed
     violated,          // stopped by a failure nothing explains (reported as P12)
+    harness_error,     // an external callback left the simulated surface or broke the protocol
 };
 std::string_view to_string(Outcome outcome) noexcept;
 
@@ -41,6 +47,8 @@ struct ScenarioResult {
     std::uint64_t trace_hash_value = 0;
     std::vector<std::string> trace;
     RunStats stats;
+    // What the external callback's first process said it loaded (its ready line), or null.
+    nlohmann::json callback_identity;
 
     bool held(Property property) const noexcept;
     bool ok() const noexcept { return violations.empty(); }

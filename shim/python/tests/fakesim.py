@@ -1,0 +1,145 @@
+"""A fake simulator for the tests: it starts `python3 -m ckptsim_shim serve` with one end of a
+socketpair, answers `fs` requests from ckptsim_shim.memfs (with errno injection), answers `coll`
+requests from a script, and records every request and note."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+
+SHIM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if SHIM_DIR not in sys.path:  # the tests run from any folder: `unittest discover -s shim/python/tests`
+    sys.path.insert(0, SHIM_DIR)
+
+from ckptsim_shim.memfs import FsError, MemoryFs  # noqa: E402
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+REPO = os.path.dirname(os.path.dirname(SHIM_DIR))
+ARGS = {"output_dir": "/ckptsim-vfs/run/output", "save_strategy": "steps", "save_steps": 10, "save_total_limit": 1,
+        "metric_for_best_model": None, "greater_is_better": True, "load_best_model_at_end": False,
+        "restore_callback_states_from_checkpoint": False, "eval_strategy": "no", "eval_steps": None,
+        "logging_steps": 10, "max_steps": 100}
+STATE = {"global_step": 0, "is_world_process_zero": True, "is_local_process_zero": True, "max_steps": 100,
+         "epoch": 0.0}
+CONTROL = {"should_training_stop": False, "should_epoch_stop": False, "should_save": False,
+           "should_evaluate": False, "should_log": False}
+
+
+class FakeSim:
+    def __init__(self, target, binding=None, rank=0, world_size=1, stream=7, incarnation=1, env=None, disk=None):
+        self.disk = disk or MemoryFs()
+        if disk is None:
+            for path in ("/run", "/run/output"):
+                self.disk.handle("mkdir", {"path": path})
+        self.rank = rank
+        self.inject = {}        # (op, path) -> errno, used once
+        self.broadcasts = []    # the values answered to other ranks' broadcasts, in order
+        self.requests, self.notes = [], []
+        self.now_ms = 0
+        self._next_id = 1
+        self._buffer = b""
+        ours, theirs = socket.socketpair()
+        environment = dict(os.environ, CKPTSIM_FD=str(theirs.fileno()), CKPTSIM_PROTOCOL="1",
+                           CKPTSIM_RANK=str(rank), CKPTSIM_WORLD_SIZE=str(world_size),
+                           CKPTSIM_INCARNATION=str(incarnation), CKPTSIM_STREAM=str(stream),
+                           CKPTSIM_VROOT="/ckptsim-vfs", PYTHONHASHSEED="0", TZ="UTC", LANG="C.UTF-8",
+                           PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=SHIM_DIR)
+        environment.update(env or {})
+        environment = {k: v for k, v in environment.items() if v is not None}
+        command = [sys.executable, "-m", "ckptsim_shim", "serve", "--path", FIXTURES]
+        if binding:
+            command += ["--binding", binding]
+        self.output = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(command + [target], pass_fds=[theirs.fileno()], env=environment,
+                                        stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT)
+        theirs.close()
+        self.sock = ours
+        self.sock.settimeout(15)
+
+    # ---- framing -----------------------------------------------------------------------------
+
+    def send(self, message):
+        self.sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+    def send_raw(self, data):
+        self.sock.sendall(data)
+
+    def receive(self):
+        while b"\n" not in self._buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("the shim closed the channel; output:\n" + self.log())
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        assert line.isascii(), line
+        return json.loads(line)
+
+    def log(self):
+        self.output.seek(0)
+        return self.output.read().decode(errors="replace")
+
+    # ---- the conversation --------------------------------------------------------------------
+
+    def ready(self):
+        message = self.receive()
+        assert message["t"] == "ready", message
+        return message
+
+    def call(self, fn, **fields):
+        call_id = self._next_id
+        self._next_id += 1
+        self.now_ms += 1000
+        self.send({"t": "call", "id": call_id, "fn": fn, "now_ms": self.now_ms, **fields})
+        while True:
+            message = self.receive()
+            kind = message["t"]
+            if kind == "note":
+                self.notes.append(message)
+            elif kind == "fs":
+                self.requests.append(message)
+                self.send(self._answer_fs(message))
+            elif kind == "coll":
+                self.requests.append(message)
+                self.send(self._answer_coll(message))
+            else:
+                if kind in ("return", "raise"):
+                    assert message["id"] == call_id, message
+                return message
+
+    def _answer_fs(self, message):
+        fields = {k: v for k, v in message.items() if k not in ("t", "id", "op")}
+        key = (message["op"], fields.get("path", fields.get("to")))
+        if key in self.inject:
+            errno_value = self.inject.pop(key)
+            return {"t": "err", "id": message["id"], "errno": errno_value, "message": "injected",
+                    "now_ms": self.now_ms}
+        try:
+            value = self.disk.handle(message["op"], fields)
+        except FsError as exc:
+            return {"t": "err", "id": message["id"], "errno": exc.errno, "message": str(exc), "now_ms": self.now_ms}
+        return {"t": "ok", "id": message["id"], "value": value, "now_ms": self.now_ms}
+
+    def _answer_coll(self, message):
+        value = None
+        if message["op"] == "broadcast":
+            value = message["value"] if message["src"] == self.rank else self.broadcasts.pop(0)
+        return {"t": "ok", "id": message["id"], "value": value, "now_ms": self.now_ms}
+
+    def begin(self, kwargs, **call_fields):
+        assert self.call("construct", kwargs=kwargs)["t"] == "return"
+        return self.call("on_train_begin", args=ARGS, state=STATE, control=CONTROL, **call_fields)
+
+    def shutdown(self):
+        self.send({"t": "shutdown"})
+        return self.wait()
+
+    def wait(self):
+        try:
+            return self.process.wait(timeout=15)
+        finally:
+            self.sock.close()
+            self.output.close()
+
+    def ops(self):
+        return [r["op"] for r in self.requests]

@@ -1,0 +1,40 @@
+// Parsing of the external-callback flags: the command is split into words when parsed, so an
+// unbalanced quote is a usage error before anything runs.
+#include "sim/cli/callback_flags.hpp"
+
+#include <cmath>
+
+namespace ckpt::cli {
+
+void CallbackFlags::add_to(CLI::App* app) {
+    app->add_option("--callback-command", command,
+                    "Run this external callback in place of the C++ port: a command, split into words "
+                    "with no shell (docs/external-callback.md)")
+        ->check([](const std::string& value) -> std::string {
+            try {
+                sim::split_command_words(value);
+                return {};
+            } catch (const std::invalid_argument& error) {
+                return std::string("--callback-command: ") + error.what();
+            }
+        });
+    app->add_option("--callback-timeout", timeout_seconds,
+                    "Wall-clock seconds the callback process may take to answer one message (default 30)")
+        ->check(CLI::Range(0.001, 86400.0));
+}
+
+std::optional<sim::CallbackSpec> CallbackFlags::spec() const {
+    if (command.empty()) {
+        return std::nullopt;
+    }
+    sim::CallbackSpec spec;
+    spec.argv = sim::split_command_words(command);
+    if (timeout_seconds) {
+        spec.timeout =
+            std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(*timeout_seconds * 1000.0)));
+    }
+    spec.shim_path = sim::default_shim_path();
+    return spec;
+}
+
+}  // namespace ckpt::cli

@@ -1,0 +1,27 @@
+// What runs an external trigger callback: the command's words (no shell), the wall-clock limit
+// on each answer, and where the shim package lives (put first on the child's PYTHONPATH).
+// split_command_words throws std::invalid_argument on an unbalanced quote or an empty command.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ckpt::sim {
+
+struct CallbackSpec {
+    std::vector<std::string> argv;
+    std::chrono::milliseconds timeout{30'000};
+    std::string shim_path;  // empty: the child's PYTHONPATH is left as it is
+};
+
+// Splits a command line into words as a POSIX shell would for plain words and quotes: spaces
+// separate words; '…' keeps everything literally; "…" and a backslash outside quotes escape one
+// character. No expansion of any kind.
+std::vector<std::string> split_command_words(std::string_view command);
+
+// The shim folder this build knows (the source tree's shim/python), or CKPTSIM_SHIM_PATH when set.
+std::string default_shim_path();
+
+}  // namespace ckpt::sim

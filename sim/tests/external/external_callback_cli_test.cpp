@@ -1,0 +1,134 @@
+// ckptsim with a Python callback (docs/external-callback.md): the project's example callback
+// holds every property on a small swarm and replays to the same trace hash in new processes;
+// callbacks that leave the simulated surface end as harness errors (exit 2) that name what they
+// did. Skipped, with a message, when this build found no python3.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "sim/tests/support/subprocess.hpp"
+
+namespace ckpt::testing {
+namespace {
+
+const std::string kPython = CKPT_PYTHON3;
+const std::string kSource = CKPT_SOURCE_DIR;
+
+std::string example_command() {
+    return kPython + " -m ckptsim_shim serve --path " + kSource + "/examples/trigger_callback --binding " +
+           kSource +
+           "/examples/trigger_callback/ckptsim_binding.py:OriginalApiBinding "
+           "checkpoint_eval_policy:CheckpointEvaluationTriggerCallback";
+}
+
+std::string hostile_command(const std::string& name) {
+    return kPython + " -m ckptsim_shim serve --path " + kSource +
+           "/sim/tests/external/fixtures hostile_callbacks:" + name;
+}
+
+std::string line_with(const std::string& text, std::string_view prefix) {
+    const auto at = text.find(prefix);
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+}
+
+class ExternalCallback : public CkptsimProcessTest {
+  protected:
+    ExternalCallback() : CkptsimProcessTest("ckptsim-external") {}
+    void SetUp() override {
+        if (kPython.empty()) {
+            GTEST_SKIP() << "python3 was not found when this build was configured: the external-callback "
+                            "tests need it (.ci/bootstrap installs it)";
+        }
+    }
+};
+
+TEST_F(ExternalCallback, TheExampleCallbackHoldsEveryPropertyOnASwarm) {
+    const auto explored =
+        ckptsim({"explore", "--seeds", "6", "--jobs", "2", "--callback-command", example_command()});
+    EXPECT_EQ(explored.exit_code, 0) << explored.out << explored.err;
+    EXPECT_NE(explored.out.find("violations: 0 scenarios"), std::string::npos) << explored.out;
+    EXPECT_NE(explored.out.find("finished"), std::string::npos) << explored.out;
+}
+
+TEST_F(ExternalCallback, ARunGivesTheSameTraceHashInFreshProcesses) {
+    // `run` itself runs twice (P8); a second command starts every process again.
+    const auto first = ckptsim({"run", "--seed", "4", "--callback-command", example_command()});
+    const auto second = ckptsim({"run", "--seed", "4", "--callback-command", example_command()});
+    ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+    EXPECT_NE(first.out.find("callback: external, CheckpointEvaluationTriggerCallback"), std::string::npos)
+        << first.out;
+    EXPECT_FALSE(line_with(first.out, "trace hash:").empty());
+    EXPECT_EQ(line_with(first.out, "trace hash:"), line_with(second.out, "trace hash:"));
+}
+
+TEST_F(ExternalCallback, ABuggyCopyIsCaughtAndItsSavedFileReplaysWithTheCallback) {
+    // A copy of the example whose policy saves on a tie (a plateau replaces the best).
+    const auto copy = dir() / "buggy";
+    std::filesystem::copy(kSource + "/examples/trigger_callback", copy,
+                          std::filesystem::copy_options::recursive);
+    const auto core = copy / "ckpt_eval_core.py";
+    auto text = read_all(core);
+    const std::string exact = "if first or score > s.best_score:";
+    ASSERT_EQ(text.find(exact), text.rfind(exact)) << "the mutation must apply exactly once";
+    ASSERT_NE(text.find(exact), std::string::npos);
+    text.replace(text.find(exact), exact.size(), "if first or score >= s.best_score:");
+    std::ofstream(core, std::ios::trunc) << text;
+    auto command = example_command();
+    command.replace(command.find(kSource + "/examples/trigger_callback"),
+                    (kSource + "/examples/trigger_callback").size(), copy.string());
+    std::string saved;
+    for (int seed = 1; seed <= 30 && saved.empty(); ++seed) {
+        const auto run = ckptsim(
+            {"run", "--seed", std::to_string(seed), "--callback-command", command, "--out", path("found")});
+        ASSERT_NE(run.exit_code, 2) << run.out << run.err;
+        if (run.exit_code == 1) {
+            saved = path("found") + "/seed-" + std::to_string(seed) + ".json";
+        }
+    }
+    ASSERT_FALSE(saved.empty()) << "no seed in 1..30 caught a policy that saves on a tie";
+    EXPECT_NE(read_all(saved).find("\"callback\""), std::string::npos);
+    EXPECT_EQ(ckptsim({"replay", saved}).exit_code, 1);
+    EXPECT_EQ(ckptsim({"replay", saved, "--builtin-callback"}).exit_code, 0);
+}
+
+// A hostile callback, and a word its harness error must name.
+struct Hostile {
+    const char* name;
+    const char* named;
+};
+
+class HostileCallback : public ExternalCallback, public ::testing::WithParamInterface<Hostile> {};
+
+TEST_P(HostileCallback, EndsAsAHarnessErrorNamingWhatItDid) {
+    const auto run = ckptsim({"run", "--seed", "1", "--no-faults", "--callback-timeout", "3",
+                              "--callback-command", hostile_command(GetParam().name)});
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_NE(run.out.find("outcome: harness_error"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(GetParam().named), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("not judged"), std::string::npos) << run.out;
+    EXPECT_FALSE(std::filesystem::exists("/ckptsim-vfs"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Each, HostileCallback,
+                         ::testing::Values(Hostile{"WritesTheRealDisk", "escaped"},
+                                           Hostile{"StartsAThread", "hread"}, Hostile{"Forks", "fork"},
+                                           Hostile{"ChangesPermissions", "chmod"},
+                                           Hostile{"Hangs", "no answer within 3000 ms"},
+                                           Hostile{"ExitsEarly", "exited with status 0"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Printing to stdout, even protocol-shaped lines, never reaches the protocol.
+TEST_F(ExternalCallback, ACallbackThatPrintsHoldsAsTheExampleDoes) {
+    auto command = example_command();
+    command.replace(command.find("--binding"), 0, "--path " + kSource + "/sim/tests/external/fixtures ");
+    command.replace(command.find("checkpoint_eval_policy:"), std::string("checkpoint_eval_policy").size(),
+                    "printing_trigger");
+    const auto printing = ckptsim({"run", "--seed", "2", "--callback-command", command});
+    const auto quiet = ckptsim({"run", "--seed", "2", "--callback-command", example_command()});
+    EXPECT_EQ(printing.exit_code, 0) << printing.out << printing.err;
+    EXPECT_EQ(line_with(printing.out, "trace hash:"), line_with(quiet.out, "trace hash:"));
+}
+
+}  // namespace
+}  // namespace ckpt::testing
