@@ -21,6 +21,9 @@ void CallbackFlags::add_to(CLI::App* app) {
     app->add_option("--callback-timeout", timeout_seconds,
                     "Wall-clock seconds the callback process may take to answer one message (default 30)")
         ->check(CLI::Range(0.001, 86400.0));
+    app->add_flag("--no-callback-zygote", no_zygote,
+                  "Start every callback process cold instead of forking it from a warm, pre-imported one "
+                  "(for a module that reads its rank, the time or the environment at import time)");
 }
 
 std::optional<sim::CallbackSpec> CallbackFlags::spec() const {
@@ -34,6 +37,7 @@ std::optional<sim::CallbackSpec> CallbackFlags::spec() const {
             std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(*timeout_seconds * 1000.0)));
     }
     spec.shim_path = sim::default_shim_path();
+    spec.zygote = !no_zygote;
     return spec;
 }
 

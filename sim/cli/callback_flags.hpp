@@ -1,6 +1,6 @@
 // The external-callback flags shared by run, replay, explore, shrink and mutants:
-// --callback-command (the command's words, no shell) and --callback-timeout. A bad value is a
-// CLI11 error naming the flag (exit status 2). Docs: docs/external-callback.md.
+// --callback-command (the command's words, no shell), --callback-timeout and --no-callback-zygote. A bad
+// value is a CLI11 error naming the flag (exit status 2). Docs: docs/external-callback.md.
 #pragma once
 
 #include <optional>
@@ -15,6 +15,7 @@ namespace ckpt::cli {
 struct CallbackFlags {
     std::string command;
     std::optional<double> timeout_seconds;
+    bool no_zygote = false;
 
     void add_to(CLI::App* command);
     bool given() const noexcept { return !command.empty(); }

@@ -16,6 +16,7 @@
 
 #include "policy/base/untrusted_json.hpp"
 #include "sim/base/harness_error.hpp"
+#include "sim/external/callback_zygote.hpp"
 
 namespace ckpt::sim {
 
@@ -33,20 +34,24 @@ int wait_ms(Clock::time_point deadline) {
     return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1000));
 }
 
-std::vector<std::string> environment_of(const CallbackSpec& spec, const CallbackIdentity& id) {
+}  // namespace
+
+std::vector<std::string> callback_environment(const CallbackSpec& spec, const CallbackIdentity* id) {
     std::vector<std::string> env = {
         "CKPTSIM_FD=" + std::to_string(kChannelFd),
         "CKPTSIM_PROTOCOL=1",
-        "CKPTSIM_RANK=" + std::to_string(id.rank),
-        "CKPTSIM_WORLD_SIZE=" + std::to_string(id.world_size),
-        "CKPTSIM_INCARNATION=" + std::to_string(id.incarnation),
-        "CKPTSIM_STREAM=" + std::to_string(id.stream),
         "CKPTSIM_VROOT=/ckptsim-vfs",
         "PYTHONHASHSEED=0",
         "TZ=UTC",
         "LANG=C.UTF-8",
         "PYTHONDONTWRITEBYTECODE=1",
     };
+    if (id != nullptr) {
+        env.push_back("CKPTSIM_RANK=" + std::to_string(id->rank));
+        env.push_back("CKPTSIM_WORLD_SIZE=" + std::to_string(id->world_size));
+        env.push_back("CKPTSIM_INCARNATION=" + std::to_string(id->incarnation));
+        env.push_back("CKPTSIM_STREAM=" + std::to_string(id->stream));
+    }
     if (!spec.shim_path.empty()) {
         const char* existing = std::getenv("PYTHONPATH");
         env.push_back("PYTHONPATH=" + spec.shim_path +
@@ -54,8 +59,6 @@ std::vector<std::string> environment_of(const CallbackSpec& spec, const Callback
     }
     return env;
 }
-
-}  // namespace
 
 CallbackProcess::CallbackProcess(const CallbackSpec& spec, const CallbackIdentity& identity)
     : spec_(spec), identity_(identity) {
@@ -67,13 +70,18 @@ CallbackProcess::CallbackProcess(const CallbackSpec& spec, const CallbackIdentit
     Fd child_end(sockets[1]);
     auto output = make_pipe();
     Fd null_input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    ChildSpec child{
-        spec.argv,
-        {{0, null_input.fd}, {1, output.write.fd}, {2, output.write.fd}, {kChannelFd, child_end.fd}},
-        environment_of(spec, identity)};
-    if (const int failed = spawn_child(child, pid_); failed != 0) {
-        throw HarnessError("the callback command '" + spec.argv.front() +
-                           "' could not be started: " + std::strerror(failed));
+    if (spec.zygote) {
+        pid_ = zygote_for(spec).spawn(identity, child_end.fd, output.write.fd);
+        forked_by_zygote_ = true;
+    } else {
+        ChildSpec child{
+            spec.argv,
+            {{0, null_input.fd}, {1, output.write.fd}, {2, output.write.fd}, {kChannelFd, child_end.fd}},
+            callback_environment(spec, &identity)};
+        if (const int failed = spawn_child(child, pid_); failed != 0) {
+            throw HarnessError("the callback command '" + spec.argv.front() +
+                               "' could not be started: " + std::strerror(failed));
+        }
     }
     // Only the child holds its ends now, so its exit is an end of file here.
     child_end.reset();
@@ -99,7 +107,11 @@ CallbackProcess::~CallbackProcess() {
 
 void CallbackProcess::kill() noexcept {
     if (pid_ > 0 && !reaped_) {
-        kill_and_reap(pid_, status_);
+        if (forked_by_zygote_) {
+            ::kill(-pid_, SIGKILL);
+        } else {
+            kill_and_reap(pid_, status_);
+        }
         reaped_ = true;
     }
 }
@@ -109,19 +121,33 @@ void CallbackProcess::shutdown() noexcept {
         return;
     }
     static constexpr std::string_view kShutdown = "{\"t\":\"shutdown\"}\n";
-    if (::send(channel_.fd, kShutdown.data(), kShutdown.size(), MSG_NOSIGNAL) ==
-        static_cast<ssize_t>(kShutdown.size())) {
-        const auto deadline = Clock::now() + std::chrono::seconds(5);
-        while (Clock::now() < deadline) {
-            drain_output();
-            const auto done = ::waitpid(pid_, &status_, WNOHANG);
-            if (done == pid_ || (done < 0 && errno != EINTR)) {
+    const bool sent = ::send(channel_.fd, kShutdown.data(), kShutdown.size(), MSG_NOSIGNAL) ==
+                      static_cast<ssize_t>(kShutdown.size());
+    const auto deadline = Clock::now() + std::chrono::seconds(5);
+    while (sent && Clock::now() < deadline) {
+        drain_output();
+        if (forked_by_zygote_) {
+            // Not our child: its exit is the end of its channel.
+            pollfd fds[1] = {{channel_.fd, POLLIN, 0}};
+            ::poll(fds, 1, 100);
+            char buffer[256];
+            const auto n = ::recv(channel_.fd, buffer, sizeof buffer, MSG_DONTWAIT);
+            if (n == 0) {
                 reaped_ = true;
-                ::kill(-pid_, SIGKILL);  // anything it left behind in its group
                 return;
             }
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            if (n < 0 && errno != EAGAIN && errno != EINTR) {
+                break;
+            }
+            continue;
         }
+        const auto done = ::waitpid(pid_, &status_, WNOHANG);
+        if (done == pid_ || (done < 0 && errno != EINTR)) {
+            reaped_ = true;
+            ::kill(-pid_, SIGKILL);  // anything it left behind in its group
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     kill();
 }
@@ -213,6 +239,9 @@ void CallbackProcess::drain_output() noexcept {
 std::string CallbackProcess::describe_exit() {
     drain_output();
     kill();  // reaps it: an exit already happened, or it is stuck with a closed channel
+    if (forked_by_zygote_) {
+        return "closed the channel (it exited or was killed)";
+    }
     if (WIFEXITED(status_)) {
         return "closed the channel and exited with status " + std::to_string(WEXITSTATUS(status_));
     }

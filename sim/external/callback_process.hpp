@@ -10,6 +10,7 @@
 #include <deque>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,10 @@ struct CallbackIdentity {
     int incarnation = 1;       // 1 for the job's first run
     std::uint64_t stream = 0;  // seeds the process's randomness
 };
+
+// The environment a callback process gets on top of ckptsim's (docs/callback-protocol.md); with
+// no identity, the zygote's, which learns each child's identity per spawn.
+std::vector<std::string> callback_environment(const CallbackSpec& spec, const CallbackIdentity* identity);
 
 class CallbackProcess {
   public:
@@ -55,6 +60,7 @@ class CallbackProcess {
     CallbackSpec spec_;
     CallbackIdentity identity_;
     pid_t pid_ = -1;
+    bool forked_by_zygote_ = false;  // not our child: killed by its group, reaped by the zygote
     bool reaped_ = false;
     int status_ = 0;
     Fd channel_;

@@ -14,6 +14,9 @@ struct CallbackSpec {
     std::vector<std::string> argv;
     std::chrono::milliseconds timeout{30'000};
     std::string shim_path;  // empty: the child's PYTHONPATH is left as it is
+    // Fork each process from a warm zygote (callback_zygote.hpp) rather than start it cold. Off
+    // for a module that reads its rank, the time or the environment at import time.
+    bool zygote = true;
 };
 
 // Splits a command line into words as a POSIX shell would for plain words and quotes: spaces

@@ -47,7 +47,7 @@ void parse_callback(const json& block, ScenarioFile& file) {
         throw ScenarioError("scenario file field 'callback': must be an object");
     }
     for (const auto& [key, value] : block.items()) {
-        if (key != "argv" && key != "timeout_ms" && key != "identity") {
+        if (key != "argv" && key != "timeout_ms" && key != "zygote" && key != "identity") {
             throw ScenarioError("scenario file field 'callback." + key + "': unknown field");
         }
     }
@@ -63,6 +63,12 @@ void parse_callback(const json& block, ScenarioFile& file) {
             throw ScenarioError("scenario file field 'callback.timeout_ms': must be a positive integer");
         }
         spec.timeout = std::chrono::milliseconds(timeout->get<std::int64_t>());
+    }
+    if (const auto zygote = block.find("zygote"); zygote != block.end()) {
+        if (!zygote->is_boolean()) {
+            throw ScenarioError("scenario file field 'callback.zygote': must be true or false");
+        }
+        spec.zygote = zygote->get<bool>();
     }
     spec.shim_path = default_shim_path();
     file.callback = std::move(spec);
@@ -140,7 +146,9 @@ json ScenarioFile::to_json() const {
         out["expected"] = expected;
     }
     if (callback) {
-        out["callback"] = {{"argv", callback->argv}, {"timeout_ms", callback->timeout.count()}};
+        out["callback"] = {{"argv", callback->argv},
+                           {"timeout_ms", callback->timeout.count()},
+                           {"zygote", callback->zygote}};
         if (!callback_identity.is_null()) {
             out["callback"]["identity"] = callback_identity;
         }

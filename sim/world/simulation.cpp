@@ -1,486 +1,155 @@
-// The simulation: incarnations, crashes and resumes, and the single EventSink whose fan-out
-// order (world, ledger, checkers, faults, clock, stats, trace) is fixed, so traces replay.
+// The simulation: runs the scenario's incarnations (one incarnation: scenario_incarnation.cpp) and
+// is the single EventSink, whose fan-out order (world, ledger, checkers, faults, clock, stats,
+// trace) is fixed, so traces replay.
 #include "sim/world/simulation.hpp"
 
-#include <algorithm>
-
-#include "policy/output_dir/checkpoint_layout.hpp"
-#include "policy/output_dir/resume_point.hpp"
 #include "sim/base/assert.hpp"
-#include "sim/checks/disk_truth.hpp"
-#include "sim/external/external_trigger_factory.hpp"
-#include "sim/faults/simulated_crash.hpp"
-#include "sim/trainer/in_process_trigger.hpp"
-#include "sim/trainer/rank_failure.hpp"
-#include "sim/trainer/rank_trainer.hpp"
-#include "sim/trainer/saved_weights.hpp"
-#include "sim/trainer/trainer_state_file.hpp"
-#include "sim/trainer/transformers_checkpoints.hpp"
 #include "sim/world/event_names.hpp"
 #include "sim/world/operator_relaunch.hpp"
-#include "sim/world/refusal_fix.hpp"
 #include "sim/world/scenario_line.hpp"
-#include "sim/world/world.hpp"
+#include "sim/world/scenario_simulation.hpp"
 
 namespace ckpt::sim {
-namespace {
 
-using nlohmann::json;
+ScenarioSimulation::ScenarioSimulation(const Scenario& scenario, const RunOptions& options)
+    : original_(scenario),
+      effective_(scenario),
+      external_callback_(options.external_callback),
+      world_(effective_, options) {
+    world_.fs.set_observer([this](const FsOperation& operation) { observe_disk(operation); });
+    world_.fs.set_fault_injector([this](const FsOperation& operation) { return inject_io_fault(operation); });
+    // Violations found while an incarnation runs are part of its story.
+    world_.oracles.violations().set_listener([this](const Violation& violation) {
+        if (scheduler_ != nullptr) {
+            pending_violations_.push_back(violation);
+        }
+    });
+}
 
-// Runs the incarnations and is the one EventSink: see `emit` for the order of the fan-out.
-class Simulation final : public EventSink {
-  public:
-    Simulation(const Scenario& scenario, const RunOptions& options)
-        : original_(scenario),
-          effective_(scenario),
-          external_callback_(options.external_callback),
-          world_(effective_, options) {
-        world_.fs.set_observer([this](const FsOperation& operation) { observe_disk(operation); });
-        world_.fs.set_fault_injector(
-            [this](const FsOperation& operation) { return inject_io_fault(operation); });
-        // Violations found while an incarnation runs are part of its story.
-        world_.oracles.violations().set_listener([this](const Violation& violation) {
-            if (scheduler_ != nullptr) {
-                pending_violations_.push_back(violation);
+// Every event goes, in this order, to: the world's own state (the incarnation's ranks, the
+// save window), the ledger writer, the checkers, the fault plan, the clock, the stats and
+// the trace. Ledger first, so checkers read what was observed; the clock before the trace,
+// so a line carries the time after the work it reports. A fault the plan made due is then
+// executed, so every sink saw the event before a crash unwinds the ranks.
+void ScenarioSimulation::emit(const Event& event) {
+    std::visit(
+        [this, &event](const auto& e) {
+            on_phase(e);
+            world_.save_window.on(e);
+            world_.ledger_writer.on(e);
+            world_.oracles.on(e);
+            world_.faults.on(e);
+            world_.clock.on(e);
+            world_.stats_sink.on(e);
+            const auto first_line = world_.trace.events();
+            world_.trace_sink.on(e);
+            if (!pending_violations_.empty()) {  // the common case costs one test, not a call
+                trace_pending_violations(event, first_line);
             }
-        });
+        },
+        event);
+    if (const auto due = world_.faults.take_due()) {
+        CKPT_ASSERT(scheduler_ != nullptr);
+        world_.faults.execute(*due, {world_.fs, world_.ledger, *scheduler_, *this});
     }
-    Simulation(const Simulation&) = delete;
-    Simulation& operator=(const Simulation&) = delete;
+}
 
-    // Every event goes, in this order, to: the world's own state (the incarnation's ranks, the
-    // save window), the ledger writer, the checkers, the fault plan, the clock, the stats and
-    // the trace. Ledger first, so checkers read what was observed; the clock before the trace,
-    // so a line carries the time after the work it reports. A fault the plan made due is then
-    // executed, so every sink saw the event before a crash unwinds the ranks.
-    void emit(const Event& event) override {
-        std::visit(
-            [this, &event](const auto& e) {
-                on_phase(e);
-                world_.save_window.on(e);
-                world_.ledger_writer.on(e);
-                world_.oracles.on(e);
-                world_.faults.on(e);
-                world_.clock.on(e);
-                world_.stats_sink.on(e);
-                const auto first_line = world_.trace.events();
-                world_.trace_sink.on(e);
-                if (!pending_violations_.empty()) {  // the common case costs one test, not a call
-                    trace_pending_violations(event, first_line);
-                }
-            },
-            event);
-        if (const auto due = world_.faults.take_due()) {
-            CKPT_ASSERT(scheduler_ != nullptr);
-            world_.faults.execute(*due, {world_.fs, world_.ledger, *scheduler_, *this});
-        }
+ScenarioResult ScenarioSimulation::run() {
+    world_.trace.record(0, 0, -1, "scenario", scenario_fields(world_.scenario));
+    const int limit = static_cast<int>(world_.scenario.faults.size()) + 3 + kMaxRefusalFixes + kMaxRelaunches;
+    bool ended = false;
+    for (int incarnation = 0; incarnation < limit && !ended; ++incarnation) {
+        ended = run_incarnation(incarnation);
     }
+    if (!ended) {
+        end(Outcome::violated, "the job did not finish within " + std::to_string(limit) + " incarnations");
+        emit(IncarnationLimitReached{limit});
+    }
+    world_.trace_sink.record(
+        -1, "end", TraceFields().string("detail", outcome_detail_).string("outcome", to_string(outcome_)));
+    ScenarioResult result;
+    result.scenario = original_;  // the fixes a refusal named are applied again on replay
+    result.outcome = outcome_;
+    result.outcome_detail = outcome_detail_;
+    result.violations = world_.oracles.violations().all();
+    result.trace_hash = world_.trace.hash_hex();
+    result.trace_hash_value = world_.trace.hash();
+    result.trace = world_.trace.lines();
+    result.stats = world_.stats;
+    result.stats.virtual_ms = world_.clock.now_ms();
+    result.stats.save_window_dangling = world_.oracles.link().save_window_dangling();
+    result.callback_identity = std::move(callback_identity_);
+    return result;
+}
 
-    ScenarioResult run() {
-        world_.trace.record(0, 0, -1, "scenario", scenario_fields(world_.scenario));
-        const int limit =
-            static_cast<int>(world_.scenario.faults.size()) + 3 + kMaxRefusalFixes + kMaxRelaunches;
-        bool ended = false;
-        for (int incarnation = 0; incarnation < limit && !ended; ++incarnation) {
-            ended = run_incarnation(incarnation);
-        }
-        if (!ended) {
-            end(Outcome::violated,
-                "the job did not finish within " + std::to_string(limit) + " incarnations");
-            emit(IncarnationLimitReached{limit});
-        }
+// A violation's line follows the line of the event it judges (`first_line`, the trace's
+// line count before that event wrote), and says which event that was: "judges" is the
+// judged line's number (0-based, the scenario line being 0) or null when the event wrote none.
+void ScenarioSimulation::trace_pending_violations(const Event& event, std::uint64_t first_line) {
+    const bool wrote = world_.trace.events() > first_line;
+    for (const auto& violation : pending_violations_) {
         world_.trace_sink.record(
-            -1, "end",
-            TraceFields().string("detail", outcome_detail_).string("outcome", to_string(outcome_)));
-        ScenarioResult result;
-        result.scenario = original_;  // the fixes a refusal named are applied again on replay
-        result.outcome = outcome_;
-        result.outcome_detail = outcome_detail_;
-        result.violations = world_.oracles.violations().all();
-        result.trace_hash = world_.trace.hash_hex();
-        result.trace_hash_value = world_.trace.hash();
-        result.trace = world_.trace.lines();
-        result.stats = world_.stats;
-        result.stats.virtual_ms = world_.clock.now_ms();
-        result.stats.save_window_dangling = world_.oracles.link().save_window_dangling();
-        result.callback_identity = std::move(callback_identity_);
-        return result;
+            -1, "violation",
+            TraceFields()
+                .string("event", event_name(event))
+                .integer_or_null(
+                    "judges",
+                    wrote ? std::optional<std::int64_t>(static_cast<std::int64_t>(first_line)) : std::nullopt)
+                .string("message", violation.message)
+                .string("property", id_of(violation.property)));
     }
+    pending_violations_.clear();
+}
 
-  private:
-    void on_phase(const IncarnationBegan&) noexcept { world_.callback_points.reset(); }
-    void on_phase(const IncarnationEnded&) noexcept {
-        world_.callback_points.reset();
-        scheduler_ = nullptr;
+// The disk's hooks: only rank 0's operations inside an incarnation are the callback's.
+void ScenarioSimulation::observe_disk(const FsOperation& operation) {
+    if (rank_zero_is_running()) {
+        world_.callback_points.observe(operation, world_.fs, *this);
     }
-    void on_phase(const auto&) noexcept {}
-
-    // A violation's line follows the line of the event it judges (`first_line`, the trace's
-    // line count before that event wrote), and says which event that was: "judges" is the
-    // judged line's number (0-based, the scenario line being 0) or null when the event wrote none.
-    [[gnu::noinline]] void trace_pending_violations(const Event& event, std::uint64_t first_line) {
-        const bool wrote = world_.trace.events() > first_line;
-        for (const auto& violation : pending_violations_) {
-            world_.trace_sink.record(
-                -1, "violation",
-                TraceFields()
-                    .string("event", event_name(event))
-                    .integer_or_null(
-                        "judges", wrote ? std::optional<std::int64_t>(static_cast<std::int64_t>(first_line))
-                                        : std::nullopt)
-                    .string("message", violation.message)
-                    .string("property", id_of(violation.property)));
-        }
-        pending_violations_.clear();
+}
+Fault ScenarioSimulation::inject_io_fault(const FsOperation& operation) {
+    if (!world_.faults.has_io_faults() || !rank_zero_is_running()) {
+        return {};
     }
-
-    // The disk's hooks: only rank 0's operations inside an incarnation are the callback's.
-    bool rank_zero_is_running() const { return scheduler_ != nullptr && scheduler_->current_rank() == 0; }
-    void observe_disk(const FsOperation& operation) {
-        if (rank_zero_is_running()) {
-            world_.callback_points.observe(operation, world_.fs, *this);
-        }
+    const auto fired = world_.faults.io_fault(operation);
+    if (!fired) {
+        return {};
     }
-    Fault inject_io_fault(const FsOperation& operation) {
-        if (!world_.faults.has_io_faults() || !rank_zero_is_running()) {
-            return {};
-        }
-        const auto fired = world_.faults.io_fault(operation);
-        if (!fired) {
-            return {};
-        }
-        emit(IoErrorInjected{fired->target, operation.path});
-        return fired->fault;
+    emit(IoErrorInjected{fired->target, operation.path});
+    return fired->fault;
+}
+
+void ScenarioSimulation::end(Outcome outcome, std::string detail) {
+    outcome_ = outcome;
+    outcome_detail_ = std::move(detail);
+}
+
+// A failure an operator would remedy (operator_relaunch.hpp): true when the scenario ends on
+// it, false when the remedy was applied and the job is launched again.
+bool ScenarioSimulation::end_unless_remedied(Outcome outcome, std::string detail, Remedy remedy,
+                                             const std::string& path) {
+    // Every rank of the failed (or hung) job is gone before the operator touches anything.
+    if (relaunches_ < kMaxRelaunches) {
+        world_.fs.process_kill();
     }
-
-    void end(Outcome outcome, std::string detail) {
-        outcome_ = outcome;
-        outcome_detail_ = std::move(detail);
-    }
-
-    // A failure an operator would remedy (operator_relaunch.hpp): true when the scenario ends on
-    // it, false when the remedy was applied and the job is launched again.
-    bool end_unless_remedied(Outcome outcome, std::string detail, Remedy remedy,
-                             const std::string& path = {}) {
-        // Every rank of the failed (or hung) job is gone before the operator touches anything.
-        if (relaunches_ < kMaxRelaunches) {
-            world_.fs.process_kill();
-        }
-        if (relaunches_ >= kMaxRelaunches || !apply_remedy(remedy, path, detail, world_.fs, effective_)) {
-            end(outcome, std::move(detail));
-            return true;
-        }
-        ++relaunches_;
-        world_.stats.relaunches[std::string(kRemedyNames.name(remedy))] += 1;
-        world_.trace_sink.record(-1, "relaunch",
-                                 TraceFields()
-                                     .string("failure", detail)
-                                     .string("path", path)
-                                     .string("remedy", kRemedyNames.name(remedy)));
-        emit(OperatorRemedied{kRemedyNames.name(remedy), path});
-        return false;
-    }
-
-    // How an incarnation's start went: it began, or it failed and the scenario ended, or it failed
-    // and an operator's remedy launches the job again.
-    enum class Start : std::uint8_t { began, ended, relaunched };
-    static Start failed_start(bool ended) { return ended ? Start::ended : Start::relaunched; }
-
-    // Which checkpoint a new incarnation starts from.
-    Start choose_resume_point(int incarnation, std::optional<std::int64_t>& resume_step) {
-        if (incarnation == 0) {
-            return Start::began;
-        }
-        // Reports each step of the policy's resume rule at the moment it happens.
-        class ReportedResume final : public ResumeObserver {
-          public:
-            explicit ReportedResume(Simulation& simulation) : sim_(simulation) {}
-            bool abandoned = false;
-            bool ended = true;  // when abandoned: false once an operator's remedy relaunches the job
-
-            bool on_chosen(const CheckpointEntry& source) override {
-                auto& world = sim_.world_;
-                const bool complete = checkpoint_is_complete(world.fs, world.ledger, source.step);
-                sim_.emit(ResumeSourceChosen{source.step, source.name, complete});
-                if (complete) {
-                    return true;
-                }
-                if (world.scenario.trainer.resume_rule == ResumeRule::transformers) {
-                    ended = sim_.end_unless_remedied(
-                        Outcome::resume_failed,
-                        "get_last_checkpoint picked incomplete " + source.name +
-                            ": trainer_state.json is missing or torn (Transformers #35782)",
-                        Remedy::delete_incomplete_checkpoint, join_path(kOutputDir, source.name));
-                } else {
-                    sim_.end(Outcome::violated, "resumed from incomplete " + source.name);
-                }
-                abandoned = true;
-                return false;
-            }
-            void on_removed(const CheckpointEntry& removed) override {
-                sim_.world_.trace_sink.record(-1, "remove_incomplete", {{"checkpoint", removed.name}});
-            }
-
-          private:
-            Simulation& sim_;
-        };
-        ReportedResume observer(*this);
-        std::optional<CheckpointEntry> source;
-        if (world_.scenario.trainer.resume_rule == ResumeRule::transformers) {
-            // The launcher's `if os.path.isdir(output_dir): get_last_checkpoint(output_dir)`:
-            // Transformers' own pick, never the port's.
-            const auto last = world_.fs.is_dir(kOutputDir)
-                                  ? transformers::get_last_checkpoint(world_.fs, kOutputDir)
-                                  : std::nullopt;
-            if (last && observer.on_chosen(CheckpointEntry{last->name, last->step})) {
-                source = CheckpointEntry{last->name, last->step};
-            }
-        } else {
-            // The fixed rule is the port's launcher code, under test.
-            source =
-                resume_from_checkpoint(world_.fs, kOutputDir, ResumeSourceRule::newest_complete, observer);
-        }
-        if (observer.abandoned) {
-            return failed_start(observer.ended);
-        }
-        if (source) {
-            resume_step = source->step;
-            world_.stats.resumes += 1;
-            return Start::began;
-        }
-        if (world_.scenario.trainer.resume_from_checkpoint == ResumeArgument::always_true) {
-            // A launcher that restarts with train(resume_from_checkpoint=True): Transformers
-            // raises when get_last_checkpoint finds nothing, and every restart fails the same way.
-            return failed_start(end_unless_remedied(
-                Outcome::resume_failed,
-                "ValueError: No valid checkpoint found in output directory (" + std::string(kOutputDir) + ")",
-                Remedy::launch_without_resume));
-        }
-        return Start::began;  // the launcher passed get_last_checkpoint's None: train from scratch
-    }
-
-    // Trainer._load_from_checkpoint loads the weights before anything else and raises when the
-    // checkpoint has none (a torn safetensors file fails to load too). A missing optimizer,
-    // scheduler or RNG file is skipped silently or logged, as Transformers does.
-    Start weights_load(std::int64_t step) {
-        const auto directory = transformers::checkpoint_path(kOutputDir, step);
-        // Ground truth: every weights file the trainer wrote there, whole (a lost shard fails too).
-        const auto written = transformers::saved_weights(step, world_.scenario.trainer.weights_shards);
-        if (std::all_of(written.begin(), written.end(), [&](const transformers::WeightsFile& file) {
-                return world_.fs.content_equals(FsView::visible, join_path(directory, file.name), file.bytes);
-            })) {
-            return Start::began;
-        }
-        const auto error = transformers::weights_load_error(world_.fs, directory)
-                               .value_or("ValueError: Can't find a valid checkpoint at " + directory);
-        if (world_.scenario.trainer.resume_rule == ResumeRule::transformers) {
-            return failed_start(end_unless_remedied(Outcome::resume_failed, error,
-                                                    Remedy::delete_unloadable_checkpoint, directory));
-        }
-        // The fixed rule promises a checkpoint the trainer can resume from.
-        end(Outcome::violated, "the fixed resume rule chose " + directory + ": " + error);
-        emit(UnexplainedFailure{error});
-        return Start::ended;
-    }
-
-    void apply_crash(const SimulatedCrash& crash) {
-        if (crash.kind() == CrashKind::process_kill) {
-            world_.fs.process_kill();
-            return;
-        }
-        const auto report = world_.fs.power_loss(crash.power_loss(), world_.power);
-        world_.trace_sink.record(-1, "power_loss",
-                                 TraceFields()
-                                     .integer("kept", static_cast<std::int64_t>(report.kept))
-                                     .string("mode", to_string(crash.power_loss()))
-                                     .integer("pending", static_cast<std::int64_t>(report.pending))
-                                     .integer("torn", static_cast<std::int64_t>(report.torn)));
-    }
-
-    // Runs one incarnation; true when the scenario ended.
-    bool run_incarnation(int incarnation) {
-        world_.incarnation = incarnation;
-        std::optional<std::int64_t> resume_step;
-        auto start = choose_resume_point(incarnation, resume_step);
-        if (start == Start::began && resume_step) {
-            start = weights_load(*resume_step);
-        }
-        if (start != Start::began) {
-            return start == Start::ended;
-        }
-        world_.stats.incarnations += 1;
-        const auto& scenario = world_.scenario;
-        // The original's change: an operator who undid part of it still resumes under an edited
-        // configuration.
-        resumed_with_change_ = resume_step.has_value() && original_.callbacks.resume_change.any();
-        Rng chooser_rng =
-            Rng(scenario.seed).derive("scheduler").derive(static_cast<std::uint64_t>(incarnation));
-        RankScheduler scheduler({scenario.job.ranks, scenario.job.watchdog},
-                                [&chooser_rng](std::span<const int> runnable) {
-                                    return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
-                                });
-        InProcessTriggerFactory port_triggers(world_.fs, "sim");
-        std::optional<ExternalTriggerFactory> external_triggers;
-        if (external_callback_ != nullptr) {
-            external_triggers.emplace(*external_callback_, scenario, world_.fs, world_.clock, incarnation);
-        }
-        TrainerJob job{scenario,
-                       world_.fs,
-                       world_.scores,
-                       scheduler,
-                       *this,
-                       world_.clock,
-                       world_.checkpoint_mtimes,
-                       external_triggers ? static_cast<TriggerFactory&>(*external_triggers) : port_triggers,
-                       incarnation,
-                       resume_step,
-                       {}};
-        if (resume_step) {
-            const auto path = join_path(transformers::checkpoint_path(kOutputDir, *resume_step),
-                                        transformers::kTrainerStateFile);
-            job.resume_trainer_state = transformers::load_trainer_state(world_.fs.read_file(path));
-        }
-        scheduler_ = &scheduler;
-        emit(IncarnationBegan{incarnation, scenario.job.ranks, resume_step});
-
-        bool ended = false;
-        try {
-            const auto result = scheduler.run([&](int rank) {
-                RankTrainer trainer(job, rank);
-                trainer.run();
-            });
-            ended = after_run(result);
-        } catch (const SimulatedCrash& crash) {
-            apply_crash(crash);
-        } catch (const WatchdogTimeout& timeout) {
-            world_.stats.hangs += 1;
-            world_.stats.watchdog_restarts += 1;
-            world_.trace_sink.record(-1, "watchdog", {{"hang", timeout.result().hang}});
-            emit(RanksEnded{timeout.result(), count_dead(timeout.result())});
-            world_.fs.process_kill();
-        }
-        if (external_triggers && callback_identity_.is_null()) {
-            callback_identity_ = external_triggers->identity();
-        }
-        emit(IncarnationEnded{});
-        return ended;
-    }
-
-    bool after_run(const RunResult& result) {
-        // The harness failed, not the code under test: nothing else about this run is a verdict.
-        for (const auto& rank : result.ranks) {
-            if (rank.kind == RankOutcome::Kind::failed &&
-                failure_kind(rank.error) == RankFailureKind::harness_error) {
-                world_.fs.process_kill();
-                end(Outcome::harness_error, rank.message);
-                return true;
-            }
-        }
-        // Classified once: each classification rethrows the failed rank's exception.
-        const RankFailureKind failed_as =
-            result.all_finished() ? RankFailureKind::other : first_failure_kind(result);
-        // load_best_model_at_end and the clean-up run after the training loop: a failure there
-        // still ends a run that trained to its end.
-        if (result.all_finished() || failed_as == RankFailureKind::best_model_load) {
-            world_.stats.trained_to_end = 1;
-        }
-        if (result.all_finished()) {
-            emit(JobFinished{});
-            // The ledger's stop, not the policy's: the outcome names what the rules decided.
-            const bool policy_stop = world_.ledger.current_state.stop_requested;
-            world_.stats.stopped_by_policy += policy_stop ? 1 : 0;
-            end(Outcome::finished, policy_stop ? "stopped by the policy: patience ran out"
-                                               : "trained to the end: max_steps, or another callback's stop");
-            return true;
-        }
-        const int dead = count_dead(result);
-        emit(RanksEnded{result, dead});
-        if (result.hung()) {
-            world_.stats.hangs += 1;
-            world_.trace_sink.record(-1, "hang", {{"ranks", result.describe()}});
-            if (dead == 0) {
-                end(Outcome::violated, result.hang);
-                return true;
-            }
-            return end_unless_remedied(Outcome::hung, result.hang, Remedy::kill_hung_job);
-        }
-        const bool any_failed =
-            std::any_of(result.ranks.begin(), result.ranks.end(),
-                        [](const RankOutcome& r) { return r.kind == RankOutcome::Kind::failed; });
-        if (!any_failed) {
-            // Only deaths: the launcher sees the job die and restarts it.
-            world_.trace_sink.record(-1, "job_died", {{"dead_ranks", dead}});
-            world_.fs.process_kill();
-            return false;
-        }
-        const auto error = first_failure(result);
-        world_.trace_sink.record(-1, "job_failed", {{"error", error}});
-        if (failed_as == RankFailureKind::training_args_refused) {
-            emit(TrainingRefused{error});
-            // The user applies the fix the message names and launches again, with the same faults
-            // still planned; a message that names no fix ends the job refused.
-            const auto fix = refusal_fixes_ < kMaxRefusalFixes ? apply_fix_named_in(error, effective_.trainer)
-                                                               : std::string_view();
-            if (!fix.empty()) {
-                ++refusal_fixes_;
-                world_.stats.refusals_fixed = 1;
-                world_.trace_sink.record(-1, "restart_with_fix", {{"fix", fix}});
-                world_.fs.process_kill();
-                return false;
-            }
-            end(Outcome::refused, error);
-            return true;
-        }
-        if (failed_as == RankFailureKind::best_model_load) {
-            // Transformers' own end-of-training failure on a best a crash tore or removed; with
-            // no crash before it, nothing explains it.
-            if (world_.incarnation > 0) {
-                end(Outcome::failed_explained, error);
-                return true;
-            }
-        }
-        if (world_.faults.io_error_fired()) {
-            world_.fs.process_kill();  // the job exits on the error; a scheduler restarts it
-            return false;
-        }
-        if (world_.ledger.sidecar_damaged && failed_as == RankFailureKind::sidecar_restore) {
-            return end_unless_remedied(Outcome::failed_explained, error, Remedy::delete_damaged_sidecar,
-                                       path_named_in(error));
-        }
-        if (resumed_with_change_) {
-            // The user changed the configuration before resuming: a loud refusal may be the right
-            // answer, and the callbacks checker (P10) judges whether it was and says why.
-            emit(ResumeRefused{error});
-            return end_unless_remedied(Outcome::failed_explained, error, Remedy::resume_with_saved_settings);
-        }
-        end(Outcome::violated, error);
-        emit(UnexplainedFailure{error});
+    if (relaunches_ >= kMaxRelaunches || !apply_remedy(remedy, path, detail, world_.fs, effective_)) {
+        end(outcome, std::move(detail));
         return true;
     }
-
-    // The four refusal rules' fixes, each applied at most once.
-    static constexpr int kMaxRefusalFixes = 4;
-
-    const Scenario& original_;
-    Scenario effective_;
-    const CallbackSpec* external_callback_;  // null: the C++ port
-    nlohmann::json callback_identity_;       // the original with the fixes refusals
-                                             // named; what the world runs
-    World world_;
-    int refusal_fixes_ = 0;
-    int relaunches_ = 0;                // remedies applied (operator_relaunch.hpp)
-    bool resumed_with_change_ = false;  // the running incarnation resumed under a resume change
-    Outcome outcome_ = Outcome::finished;
-    std::string outcome_detail_;
-    RankScheduler* scheduler_ = nullptr;         // the running incarnation's, or none
-    std::vector<Violation> pending_violations_;  // found by the checkers, traced after the event
-};
-
-}  // namespace
+    ++relaunches_;
+    world_.stats.relaunches[std::string(kRemedyNames.name(remedy))] += 1;
+    world_.trace_sink.record(-1, "relaunch",
+                             TraceFields()
+                                 .string("failure", detail)
+                                 .string("path", path)
+                                 .string("remedy", kRemedyNames.name(remedy)));
+    emit(OperatorRemedied{kRemedyNames.name(remedy), path});
+    return false;
+}
 
 ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     scenario.validate();
-    return Simulation(scenario, options).run();
+    return ScenarioSimulation(scenario, options).run();
 }
 
 }  // namespace ckpt::sim

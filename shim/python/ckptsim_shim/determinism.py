@@ -93,7 +93,10 @@ def reseed(stream, rank, incarnation):
                     for name in ("urandom", "uuid", "node", "clock_seq", "instances", "system"))
     random.seed(derive(stream, "random"))  # a value: the `instances` stream is not drawn
     import secrets
-    secrets._sysrand = _SystemRandom()  # draws the `system` stream once, as at install
+    # The first `system` draw is skipped: shim 0.1.0 spent it on secrets' import-time instance,
+    # and the sequence a callback sees stays the same.
+    _streams["system"].getrandbits(64)
+    secrets._sysrand = _SystemRandom()
     _uuid1_state["node"] = _streams["node"].getrandbits(48) | (1 << 40)  # multicast bit: RFC 4122
     _uuid1_state["last"] = 0
     _identity["pid"] = 1000 + 16 * incarnation + rank
@@ -138,8 +141,8 @@ def _install_random(streams):
 
     global _SystemRandom
     _SystemRandom = SystemRandom
+    import secrets  # before the patch: its import-time instance must not draw from a stream
     random.SystemRandom = SystemRandom
-    import secrets
     secrets.SystemRandom = SystemRandom  # secrets._sysrand is built by reseed()
 
 

@@ -1,13 +1,18 @@
 """A fake simulator for the tests: it starts `python3 -m ckptsim_shim serve` with one end of a
 socketpair, answers `fs` requests from ckptsim_shim.memfs (with errno injection), answers `coll`
-requests from a script, and records every request and note."""
+requests from a script, and records every request and note (and, in `transcript`, every line the
+shim sent). Zygote drives `serve` under CKPTSIM_ZYGOTE=1 as ckptsim does: spawn() passes a
+channel socket and an output pipe with socket.send_fds and returns a ZygoteChild, a FakeSim whose
+process is the forked child."""
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 SHIM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if SHIM_DIR not in sys.path:  # the tests run from any folder: `unittest discover -s shim/python/tests`
@@ -26,8 +31,27 @@ CONTROL = {"should_training_stop": False, "should_epoch_stop": False, "should_sa
            "should_evaluate": False, "should_log": False}
 
 
+def _environment(fd, identity, env):
+    environment = dict(os.environ, CKPTSIM_FD=str(fd), CKPTSIM_PROTOCOL="1",
+                       CKPTSIM_VROOT="/ckptsim-vfs", PYTHONHASHSEED="0", TZ="UTC", LANG="C.UTF-8",
+                       PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=SHIM_DIR)
+    for name in ("CKPTSIM_RANK", "CKPTSIM_WORLD_SIZE", "CKPTSIM_INCARNATION", "CKPTSIM_STREAM", "CKPTSIM_ZYGOTE"):
+        environment.pop(name, None)
+    environment.update(identity)
+    environment.update(env or {})
+    return {k: v for k, v in environment.items() if v is not None}
+
+
+def _command(target, binding):
+    command = [sys.executable, "-m", "ckptsim_shim", "serve", "--path", FIXTURES]
+    if binding:
+        command += ["--binding", binding]
+    return command + [target]
+
+
 class FakeSim:
-    def __init__(self, target, binding=None, rank=0, world_size=1, stream=7, incarnation=1, env=None, disk=None):
+    def __init__(self, target, binding=None, rank=0, world_size=1, stream=7, incarnation=1, env=None, disk=None,
+                 _start=True):
         self.disk = disk or MemoryFs()
         if disk is None:
             for path in ("/run", "/run/output"):
@@ -36,22 +60,18 @@ class FakeSim:
         self.inject = {}        # (op, path) -> errno, used once
         self.broadcasts = []    # the values answered to other ranks' broadcasts, in order
         self.requests, self.notes = [], []
+        self.transcript = []    # every message the shim sent, in order
         self.now_ms = 0
         self._next_id = 1
         self._buffer = b""
+        if not _start:
+            return
         ours, theirs = socket.socketpair()
-        environment = dict(os.environ, CKPTSIM_FD=str(theirs.fileno()), CKPTSIM_PROTOCOL="1",
-                           CKPTSIM_RANK=str(rank), CKPTSIM_WORLD_SIZE=str(world_size),
-                           CKPTSIM_INCARNATION=str(incarnation), CKPTSIM_STREAM=str(stream),
-                           CKPTSIM_VROOT="/ckptsim-vfs", PYTHONHASHSEED="0", TZ="UTC", LANG="C.UTF-8",
-                           PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=SHIM_DIR)
-        environment.update(env or {})
-        environment = {k: v for k, v in environment.items() if v is not None}
-        command = [sys.executable, "-m", "ckptsim_shim", "serve", "--path", FIXTURES]
-        if binding:
-            command += ["--binding", binding]
+        identity = {"CKPTSIM_RANK": str(rank), "CKPTSIM_WORLD_SIZE": str(world_size),
+                    "CKPTSIM_INCARNATION": str(incarnation), "CKPTSIM_STREAM": str(stream)}
+        environment = _environment(theirs.fileno(), identity, env)
         self.output = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(command + [target], pass_fds=[theirs.fileno()], env=environment,
+        self.process = subprocess.Popen(_command(target, binding), pass_fds=[theirs.fileno()], env=environment,
                                         stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT)
         theirs.close()
         self.sock = ours
@@ -73,7 +93,9 @@ class FakeSim:
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         assert line.isascii(), line
-        return json.loads(line)
+        message = json.loads(line)
+        self.transcript.append(message)
+        return message
 
     def log(self):
         self.output.seek(0)
@@ -143,3 +165,127 @@ class FakeSim:
 
     def ops(self):
         return [r["op"] for r in self.requests]
+
+
+class Zygote:
+    """`serve` under CKPTSIM_ZYGOTE=1 on a control socketpair, without the identity variables."""
+
+    def __init__(self, target, binding=None, env=None):
+        self.target, self.binding = target, binding
+        ours, theirs = socket.socketpair()
+        environment = _environment(theirs.fileno(), {"CKPTSIM_ZYGOTE": "1"}, env)
+        self.output = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(_command(target, binding), pass_fds=[theirs.fileno()], env=environment,
+                                        stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT)
+        theirs.close()
+        self.control = ours
+        self.control.settimeout(15)
+        self._buffer = b""
+
+    def receive(self):
+        while b"\n" not in self._buffer:
+            chunk = self.control.recv(65536)
+            if not chunk:
+                raise EOFError("the zygote closed the control socket; output:\n" + self.log())
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return json.loads(line)
+
+    def ready(self):
+        message = self.receive()
+        assert message == {"t": "zygote_ready", "protocol": 1}, message
+        return message
+
+    def send_line(self, message, fds=()):
+        line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+        if fds:
+            socket.send_fds(self.control, [line], list(fds))
+        else:
+            self.control.sendall(line)
+
+    def spawn(self, rank=0, world_size=1, incarnation=1, stream=7, disk=None):
+        """One child, as ckptsim asks for it: the line and both descriptors in one sendmsg."""
+        ours, theirs = socket.socketpair()
+        read_end, write_end = os.pipe()
+        try:
+            self.send_line({"t": "spawn", "rank": rank, "world_size": world_size, "incarnation": incarnation,
+                            "stream": stream}, fds=(theirs.fileno(), write_end))
+        finally:
+            theirs.close()
+            os.close(write_end)
+        reply = self.receive()
+        assert reply["t"] == "spawned" and isinstance(reply["pid"], int), reply
+        return ZygoteChild(ours, read_end, reply["pid"], rank=rank, disk=disk)
+
+    def close(self):
+        """End of file on the control socket; the zygote's exit status."""
+        self.control.close()
+        try:
+            return self.process.wait(timeout=15)
+        finally:
+            self.output.close()
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.control.close()
+        self.output.close()
+
+    def log(self):
+        self.output.seek(0)
+        return self.output.read().decode(errors="replace")
+
+
+class ZygoteChild(FakeSim):
+    """The conversation with a forked child. Its exit status is the zygote's to ignore, so wait()
+    returns None once the channel and the output pipe are closed and the pid is gone."""
+
+    def __init__(self, sock, output_fd, pid, rank=0, disk=None):
+        super().__init__(None, rank=rank, disk=disk, _start=False)
+        self.sock = sock
+        self.sock.settimeout(15)
+        self.pid = pid
+        self._output_fd = output_fd
+        self._output = b""
+
+    def log(self):
+        if self._output_fd is None:
+            return self._output.decode(errors="replace")
+        os.set_blocking(self._output_fd, False)
+        try:
+            while True:
+                chunk = os.read(self._output_fd, 65536)
+                if not chunk:
+                    break
+                self._output += chunk
+        except BlockingIOError:
+            pass
+        return self._output.decode(errors="replace")
+
+    def alive(self):
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def kill_group(self):
+        os.killpg(self.pid, signal.SIGKILL)
+
+    def wait(self):
+        deadline = time.monotonic() + 15
+        try:
+            while self.alive():
+                assert time.monotonic() < deadline, f"child {self.pid} did not end"
+                time.sleep(0.01)
+            os.set_blocking(self._output_fd, True)
+            while True:
+                chunk = os.read(self._output_fd, 65536)
+                if not chunk:
+                    return None
+                self._output += chunk
+        finally:
+            self.sock.close()
+            os.close(self._output_fd)
+            self._output_fd = None

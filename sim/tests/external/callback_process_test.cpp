@@ -14,6 +14,7 @@ CallbackSpec shell(const std::string& script, int timeout_ms = 5'000) {
     CallbackSpec spec;
     spec.argv = {"/bin/sh", "-c", script};
     spec.timeout = std::chrono::milliseconds(timeout_ms);
+    spec.zygote = false;  // a shell line is no fork server
     return spec;
 }
 
@@ -55,6 +56,7 @@ TEST(CallbackProcess, ALineOverSixteenMebibytesIsRefused) {
 TEST(CallbackProcess, AMissingCommandCannotStart) {
     CallbackSpec spec;
     spec.argv = {"/nonexistent/ckptsim-callback"};
+    spec.zygote = false;
     const auto message = failure_of(spec);
     EXPECT_NE(message.find("could not be started"), std::string::npos) << message;
 }
@@ -98,6 +100,29 @@ TEST(CallbackProcess, AProcessThatClosesTheChannelMidCallIsNamed) {
         FAIL() << "no harness error";
     } catch (const HarnessError& error) {
         EXPECT_NE(std::string(error.what()).find("closed the channel"), std::string::npos) << error.what();
+    }
+}
+
+}  // namespace
+}  // namespace ckpt::sim
+
+namespace ckpt::sim {
+namespace {
+
+TEST(CallbackZygote, ACommandThatIsNoForkServerIsAHarnessError) {
+    auto spec = shell(R"(printf '{"t":"ready","protocol":1,"class":"C"}\n' >&3; sleep 30)");
+    spec.zygote = true;
+    const auto message = failure_of(spec);
+    EXPECT_NE(message.find("zygote answered CKPTSIM_ZYGOTE=1"), std::string::npos) << message;
+}
+
+TEST(CallbackZygote, AZygoteThatDiesIsAHarnessErrorAndTheNextSpawnStartsAnother) {
+    auto spec = shell(R"(printf '{"t":"zygote_ready","protocol":1}\n' >&3; exit 0)");
+    spec.zygote = true;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const auto message = failure_of(spec);
+        // It may be gone before the request (refused) or after it (closed): both name the zygote.
+        EXPECT_NE(message.find("external callback zygote"), std::string::npos) << message;
     }
 }
 

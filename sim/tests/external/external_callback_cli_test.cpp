@@ -115,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(Each, HostileCallback,
                                            Hostile{"StartsAThread", "hread"}, Hostile{"Forks", "fork"},
                                            Hostile{"ChangesPermissions", "chmod"},
                                            Hostile{"Hangs", "no answer within 3000 ms"},
-                                           Hostile{"ExitsEarly", "exited with status 0"}),
+                                           Hostile{"ExitsEarly", "closed the channel"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // Printing to stdout, even protocol-shaped lines, never reaches the protocol.

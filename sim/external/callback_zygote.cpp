@@ -1,0 +1,190 @@
+// The zygote's control channel: a line plus two descriptors out, a line back, under the same
+// per-message deadline as the callback protocol.
+#include "sim/external/callback_zygote.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <memory>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "policy/base/untrusted_json.hpp"
+#include "sim/base/harness_error.hpp"
+#include "sim/external/callback_process.hpp"
+
+namespace ckpt::sim {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string key_of(const CallbackSpec& spec) {
+    std::string key;
+    for (const auto& word : spec.argv) {
+        key += word;
+        key.push_back('\0');
+    }
+    return key + spec.shim_path;
+}
+
+// One line and two descriptors in a single sendmsg, so they arrive together.
+bool send_with_descriptors(int socket, const std::string& line, int first, int second) {
+    iovec data{const_cast<char*>(line.data()), line.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    const int descriptors[2] = {first, second};
+    std::memcpy(CMSG_DATA(header), descriptors, sizeof descriptors);
+    ssize_t sent = 0;
+    do {
+        sent = ::sendmsg(socket, &message, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    return sent == static_cast<ssize_t>(line.size());
+}
+
+}  // namespace
+
+CallbackZygote::CallbackZygote(const CallbackSpec& spec) : spec_(spec) {
+    int sockets[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+        throw HarnessError(std::string("socketpair: ") + std::strerror(errno));
+    }
+    control_ = Fd(sockets[0]);
+    Fd child_end(sockets[1]);
+    auto output = make_pipe();
+    Fd null_input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    auto environment = callback_environment(spec, nullptr);
+    environment.push_back("CKPTSIM_ZYGOTE=1");
+    ChildSpec child{spec.argv,
+                    {{0, null_input.fd}, {1, output.write.fd}, {2, output.write.fd}, {3, child_end.fd}},
+                    std::move(environment)};
+    if (const int failed = spawn_child(child, pid_); failed != 0) {
+        throw HarnessError("the callback command '" + spec.argv.front() +
+                           "' could not be started: " + std::strerror(failed));
+    }
+    child_end.reset();
+    output.write.reset();
+    output_ = std::move(output.read);
+    set_nonblocking(output_);
+    const auto ready = read_line();
+    if (ready.value("t", "") == "harness_error") {
+        fail("failed before it was ready: " + ready.value("message", std::string("(no message)")) + "\n" +
+             ready.value("traceback", std::string()));
+    }
+    if (ready.value("t", "") != "zygote_ready" || ready.value("protocol", 0) != 1) {
+        fail("answered CKPTSIM_ZYGOTE=1 with " + ready.dump() +
+             ", not {\"t\":\"zygote_ready\",\"protocol\":1}");
+    }
+}
+
+CallbackZygote::~CallbackZygote() {
+    control_.reset();  // end of file: the zygote exits; its children are killed by their owners
+    if (pid_ > 0) {
+        int status = 0;
+        kill_and_reap(pid_, status);
+    }
+}
+
+pid_t CallbackZygote::spawn(const CallbackIdentity& identity, int channel, int output) {
+    const nlohmann::json request = {{"t", "spawn"},
+                                    {"rank", identity.rank},
+                                    {"world_size", identity.world_size},
+                                    {"incarnation", identity.incarnation},
+                                    {"stream", identity.stream}};
+    if (!send_with_descriptors(control_.fd, request.dump() + "\n", channel, output)) {
+        fail(std::string("refused a spawn request: ") + std::strerror(errno));
+    }
+    const auto answer = read_line();
+    const auto pid = answer.value("pid", 0);
+    if (answer.value("t", "") != "spawned" || pid <= 0) {
+        fail("answered a spawn request with " + answer.dump());
+    }
+    return static_cast<pid_t>(pid);
+}
+
+nlohmann::json CallbackZygote::read_line() {
+    const auto deadline = Clock::now() + spec_.timeout;
+    while (true) {
+        if (const auto end = pending_.find('\n'); end != std::string::npos) {
+            const auto line = pending_.substr(0, end);
+            pending_.erase(0, end + 1);
+            try {
+                return parse_untrusted_json(line, "a line from the callback zygote");
+            } catch (const MalformedJson& error) {
+                fail(std::string("sent a malformed line: ") + error.what());
+            }
+        }
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            fail("sent no answer within " + std::to_string(spec_.timeout.count()) +
+                 " ms (--callback-timeout)");
+        }
+        pollfd fds[2] = {{control_.fd, POLLIN, 0}, {output_.fd, POLLIN, 0}};
+        ::poll(fds, output_.open() ? 2 : 1, static_cast<int>(std::min<long long>(left, 1000)));
+        char drain[4096];
+        while (output_.open() && ::read(output_.fd, drain, sizeof drain) > 0) {
+        }
+        char buffer[4096];
+        const auto n = ::recv(control_.fd, buffer, sizeof buffer, MSG_DONTWAIT);
+        if (n > 0) {
+            pending_.append(buffer, static_cast<std::size_t>(n));
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            fail("closed its control socket");
+        }
+        if (pending_.size() > CallbackProcess::kMaxLineBytes) {
+            fail("sent a line longer than 16 MiB");
+        }
+    }
+}
+
+void CallbackZygote::fail(const std::string& what) {
+    const std::string message = "external callback zygote " + what;
+    if (pid_ > 0) {
+        int status = 0;
+        kill_and_reap(pid_, status);
+        pid_ = -1;
+    }
+    const auto spec = spec_;
+    forget_zygote(spec);  // may destroy this object
+    throw HarnessError(message);
+}
+
+namespace {
+
+thread_local std::map<std::string, std::unique_ptr<CallbackZygote>> zygotes;
+
+}  // namespace
+
+CallbackZygote& zygote_for(const CallbackSpec& spec) {
+    auto& slot = zygotes[key_of(spec)];
+    if (!slot) {
+        auto started = std::make_unique<CallbackZygote>(spec);
+        slot = std::move(started);
+    }
+    return *slot;
+}
+
+void forget_zygote(const CallbackSpec& spec) noexcept {
+    const auto found = zygotes.find(key_of(spec));
+    if (found != zygotes.end()) {
+        auto doomed = std::move(found->second);
+        zygotes.erase(found);
+        doomed.reset();
+    }
+}
+
+}  // namespace ckpt::sim
