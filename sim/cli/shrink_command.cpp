@@ -37,6 +37,9 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 std::string armed(const sim::ScenarioFile& file) {
+    if (file.callback) {
+        return "with the external callback";
+    }
     return file.mutant ? "under mutant " + std::string(mutants::name_of(*file.mutant)) : "on the real code";
 }
 
@@ -106,13 +109,16 @@ int run_shrink(const ShrinkCommandOptions& o) {
     options.on_reduction = [](const sim::Reduction& r) {
         std::cout << "  - " << r.what << "  => " << r.size.describe() << "\n";
     };
-    const auto shrunk =
-        sim::shrink_scenario(file.scenario, sim::property_judge(*property, file.mutant), options);
+    const auto shrunk = sim::shrink_scenario(
+        file.scenario, sim::property_judge(*property, file.mutant, file.callback), options);
     print_change(shrunk);
     sim::ScenarioFile minimal;
     minimal.scenario = shrunk.scenario;
     minimal.mutant = file.mutant;
-    minimal.expected = sim::verdicts(sim::run_scenario_file(minimal));
+    minimal.callback = file.callback;
+    const auto result = sim::run_scenario_file(minimal);
+    minimal.callback_identity = result.callback_identity;
+    minimal.expected = sim::verdicts(result);
     minimal.save(out);
     std::cout << "wrote " << out << "\nreplay: ckptsim replay " << out << "\n";
     return kExitOk;

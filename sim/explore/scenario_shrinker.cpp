@@ -37,15 +37,21 @@ ScenarioSize size_of(const Scenario& s, std::uint64_t evaluations) {
             evaluations,     s.score.script.size(), non_default_settings(s).size()};
 }
 
-ShrinkJudge property_judge(Property property, std::optional<mutants::Mutant> mutant) {
-    return [property, mutant](const Scenario& scenario) {
+ShrinkJudge property_judge(Property property, std::optional<mutants::Mutant> mutant,
+                           std::optional<CallbackSpec> callback) {
+    return [property, mutant, callback](const Scenario& scenario) {
         std::optional<mutants::MutantScope> scope;
         if (mutant) {
             scope.emplace(*mutant);
         }
-        const auto result = run_scenario(scenario);
+        RunOptions options;
+        options.external_callback = callback ? &*callback : nullptr;
+        const auto result = run_scenario(scenario, options);
+        if (result.outcome == Outcome::harness_error) {
+            return ShrinkVerdict{false, result.stats.evaluations};
+        }
         if (property == Property::P8) {
-            return ShrinkVerdict{run_scenario(scenario).trace_hash != result.trace_hash,
+            return ShrinkVerdict{run_scenario(scenario, options).trace_hash != result.trace_hash,
                                  result.stats.evaluations};
         }
         return ShrinkVerdict{!result.held(property), result.stats.evaluations};

@@ -12,6 +12,7 @@
 
 #include "policy/base/mutants.hpp"
 #include "sim/checks/property.hpp"
+#include "sim/external/callback_spec.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace ckpt::sim {
@@ -39,8 +40,11 @@ struct ShrinkVerdict {
 };
 using ShrinkJudge = std::function<ShrinkVerdict(const Scenario&)>;
 
-// Fails when `property` is violated with `mutant` armed (P8: when two runs' trace hashes differ).
-ShrinkJudge property_judge(Property property, std::optional<mutants::Mutant> mutant);
+// Fails when `property` is violated with `mutant` armed (P8: when two runs' trace hashes differ),
+// with `callback` (when given) run in place of the C++ port. A candidate whose external callback
+// failed the harness does not fail: a shrink never trades a verdict for a harness error.
+ShrinkJudge property_judge(Property property, std::optional<mutants::Mutant> mutant,
+                           std::optional<CallbackSpec> callback = std::nullopt);
 
 // The configuration fields of `scenario` away from a default Scenario's, by name.
 std::vector<std::string> non_default_settings(const Scenario& scenario);

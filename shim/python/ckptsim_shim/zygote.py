@@ -161,6 +161,7 @@ def run(session, child):
             harness.fail(f"zygote: fork failed: {exc}")
         if pid == 0:
             _become_child(session, message, channel_fd, output_fd, child)
+        _close_all((channel_fd, output_fd))
         _send(session, {"t": "spawned", "pid": pid})
 
 

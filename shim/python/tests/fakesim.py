@@ -7,6 +7,7 @@ process is the forked child."""
 
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -279,8 +280,10 @@ class ZygoteChild(FakeSim):
             while self.alive():
                 assert time.monotonic() < deadline, f"child {self.pid} did not end"
                 time.sleep(0.01)
-            os.set_blocking(self._output_fd, True)
-            while True:
+            while True:  # end of file once the child is gone, unless a copy leaked somewhere
+                remaining = deadline - time.monotonic()
+                assert remaining > 0 and select.select([self._output_fd], [], [], remaining)[0], \
+                    f"the output pipe of child {self.pid} is still open elsewhere"
                 chunk = os.read(self._output_fd, 65536)
                 if not chunk:
                     return None
