@@ -47,8 +47,8 @@ class OriginalApiBinding(Binding):
     def policy_state(self):
         if self.callback is None:
             return None
-        state = dataclasses.asdict(self.callback.policy.state)
-        return {name: state[name] for name in POLICY_STATE_FIELDS}
+        state = self.callback.policy.state  # read field by field: asdict deep-copies, on every call
+        return {name: getattr(state, name) for name in POLICY_STATE_FIELDS}
 
     # ---- the round ---------------------------------------------------------------------------
 

@@ -60,35 +60,50 @@ std::vector<std::string> callback_environment(const CallbackSpec& spec, const Ca
     return env;
 }
 
-CallbackProcess::CallbackProcess(const CallbackSpec& spec, const CallbackIdentity& identity)
-    : spec_(spec), identity_(identity) {
+ChildChannel make_child_channel() {
     int sockets[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
         throw HarnessError(std::string("socketpair: ") + std::strerror(errno));
     }
-    channel_ = Fd(sockets[0]);
-    Fd child_end(sockets[1]);
     auto output = make_pipe();
+    set_nonblocking(output.read);
+    return {Fd(sockets[0]), Fd(sockets[1]), std::move(output.read), std::move(output.write)};
+}
+
+pid_t start_with_channel(const CallbackSpec& spec, ChildChannel& channel,
+                         std::vector<std::string> environment) {
     Fd null_input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (spec.zygote) {
-        pid_ = zygote_for(spec).spawn(identity, child_end.fd, output.write.fd);
-        forked_by_zygote_ = true;
-    } else {
-        ChildSpec child{
-            spec.argv,
-            {{0, null_input.fd}, {1, output.write.fd}, {2, output.write.fd}, {kChannelFd, child_end.fd}},
-            callback_environment(spec, &identity)};
-        if (const int failed = spawn_child(child, pid_); failed != 0) {
-            throw HarnessError("the callback command '" + spec.argv.front() +
-                               "' could not be started: " + std::strerror(failed));
-        }
+    const ChildSpec child{spec.argv,
+                          {{0, null_input.fd},
+                           {1, channel.output_theirs.fd},
+                           {2, channel.output_theirs.fd},
+                           {kChannelFd, channel.theirs.fd}},
+                          std::move(environment)};
+    pid_t pid = -1;
+    if (const int failed = spawn_child(child, pid); failed != 0) {
+        throw HarnessError("the callback command '" + spec.argv.front() +
+                           "' could not be started: " + std::strerror(failed));
     }
-    // Only the child holds its ends now, so its exit is an end of file here.
-    child_end.reset();
-    output.write.reset();
-    output_ = std::move(output.read);
+    channel.theirs.reset();
+    channel.output_theirs.reset();
+    return pid;
+}
+
+CallbackProcess::CallbackProcess(const CallbackSpec& spec, const CallbackIdentity& identity)
+    : spec_(spec), identity_(identity) {
+    auto channel = make_child_channel();
+    if (spec.zygote) {
+        pid_ = zygote_for(spec).spawn(identity, channel.theirs.fd, channel.output_theirs.fd);
+        forked_by_zygote_ = true;
+        // Only the child holds its ends now, so its exit is an end of file here.
+        channel.theirs.reset();
+        channel.output_theirs.reset();
+    } else {
+        pid_ = start_with_channel(spec, channel, callback_environment(spec, &identity));
+    }
+    channel_ = std::move(channel.ours);
+    output_ = std::move(channel.output);
     set_nonblocking(channel_);
-    set_nonblocking(output_);
     ready_ = receive();
     if (ready_.value("t", "") == "harness_error") {
         fail("failed before it was ready: " + ready_.value("message", std::string("(no message)")));
@@ -207,7 +222,12 @@ nlohmann::json CallbackProcess::receive() {
         if (::poll(fds, output_.open() ? 2 : 1, wait_ms(deadline)) < 0 && errno != EINTR) {
             fail(std::string("poll: ") + std::strerror(errno));
         }
-        drain_output();
+        if (output_.open() && fds[1].revents != 0) {
+            drain_output();
+        }
+        if (fds[0].revents == 0) {
+            continue;  // only output, or the deadline's tick
+        }
         char buffer[65536];
         const auto n = ::recv(channel_.fd, buffer, sizeof buffer, 0);
         if (n > 0) {

@@ -31,6 +31,21 @@ struct CallbackIdentity {
 // no identity, the zygote's, which learns each child's identity per spawn.
 std::vector<std::string> callback_environment(const CallbackSpec& spec, const CallbackIdentity* identity);
 
+// A new process's descriptors: the channel (ours, and theirs for its descriptor 3) and its output
+// pipe (we read; it writes on 1 and 2). Throws HarnessError.
+struct ChildChannel {
+    Fd ours;
+    Fd theirs;
+    Fd output;         // our read end, non-blocking
+    Fd output_theirs;  // its write end
+};
+ChildChannel make_child_channel();
+
+// Starts `spec.argv` cold with `channel`'s ends on 3, 1 and 2 (stdin /dev/null) and `environment`
+// on top of ours, then closes its ends here, so its exit is an end of file. Throws HarnessError.
+pid_t start_with_channel(const CallbackSpec& spec, ChildChannel& channel,
+                         std::vector<std::string> environment);
+
 class CallbackProcess {
   public:
     static constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;

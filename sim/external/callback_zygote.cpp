@@ -58,27 +58,12 @@ bool send_with_descriptors(int socket, const std::string& line, int first, int s
 }  // namespace
 
 CallbackZygote::CallbackZygote(const CallbackSpec& spec) : spec_(spec) {
-    int sockets[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
-        throw HarnessError(std::string("socketpair: ") + std::strerror(errno));
-    }
-    control_ = Fd(sockets[0]);
-    Fd child_end(sockets[1]);
-    auto output = make_pipe();
-    Fd null_input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    auto channel = make_child_channel();
     auto environment = callback_environment(spec, nullptr);
     environment.push_back("CKPTSIM_ZYGOTE=1");
-    ChildSpec child{spec.argv,
-                    {{0, null_input.fd}, {1, output.write.fd}, {2, output.write.fd}, {3, child_end.fd}},
-                    std::move(environment)};
-    if (const int failed = spawn_child(child, pid_); failed != 0) {
-        throw HarnessError("the callback command '" + spec.argv.front() +
-                           "' could not be started: " + std::strerror(failed));
-    }
-    child_end.reset();
-    output.write.reset();
-    output_ = std::move(output.read);
-    set_nonblocking(output_);
+    pid_ = start_with_channel(spec, channel, std::move(environment));
+    control_ = std::move(channel.ours);
+    output_ = std::move(channel.output);
     const auto ready = read_line();
     if (ready.value("t", "") == "harness_error") {
         fail("failed before it was ready: " + ready.value("message", std::string("(no message)")) + "\n" +

@@ -127,7 +127,9 @@ def serve(arguments):
         binding = binding_class(module, cls, context)
         ready = {"t": "ready", "protocol": PROTOCOL_VERSION, "shim": SHIM_VERSION,
                  "python": platform.python_version(), "class": cls.__name__, "binding": binding_spec,
-                 "overrides": overrides(cls), "sources": hash_sources(folders, known_sources)}
+                 "overrides": overrides(cls),
+                 # A forked child has loaded nothing since the zygote hashed: its sources are those.
+                 "sources": known_sources if known_sources is not None else hash_sources(folders)}
         session.serve(ready, Dispatcher(binding, rank, world_size, session))
 
     if as_zygote:

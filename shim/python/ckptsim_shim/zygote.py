@@ -37,6 +37,7 @@ Contract (CKPTSIM_ZYGOTE=1 with `serve`; same argv as a cold `serve`):
 
 import fcntl
 import json
+import gc
 import os
 import signal
 import socket
@@ -140,6 +141,9 @@ def run(session, child):
     return (it serves calls until the process ends). Never returns."""
     control = _Control(session.channel.socket)
     _signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel, never waited for
+    # Everything imported so far is shared with every child: freezing it keeps the children's
+    # collector from walking (and so copying) those pages after each fork.
+    gc.freeze()
     _send(session, {"t": "zygote_ready", "protocol": PROTOCOL_VERSION})
     while True:
         try:
