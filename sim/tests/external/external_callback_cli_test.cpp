@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "sim/tests/support/subprocess.hpp"
 
@@ -60,6 +61,20 @@ TEST_F(ExternalCallback, ARunGivesTheSameTraceHashInFreshProcesses) {
         << first.out;
     EXPECT_FALSE(line_with(first.out, "trace hash:").empty());
     EXPECT_EQ(line_with(first.out, "trace hash:"), line_with(second.out, "trace hash:"));
+}
+
+// Differential: without faults the example makes exactly the port's decisions, disk operations
+// and collectives, so the trace (every event, every verdict) is the port's, byte for byte.
+TEST_F(ExternalCallback, WithoutFaultsTheExampleLeavesThePortsTrace) {
+    for (const auto* seed : {"1", "2", "3", "4"}) {
+        const auto port = ckptsim({"run", "--seed", seed, "--no-faults"});
+        const auto external =
+            ckptsim({"run", "--seed", seed, "--no-faults", "--callback-command", example_command()});
+        ASSERT_EQ(external.exit_code, 0) << external.out << external.err;
+        EXPECT_FALSE(line_with(port.out, "trace hash:").empty());
+        EXPECT_EQ(line_with(external.out, "trace hash:"), line_with(port.out, "trace hash:"))
+            << "seed " << seed;
+    }
 }
 
 TEST_F(ExternalCallback, ABuggyCopyIsCaughtAndItsSavedFileReplaysWithTheCallback) {
@@ -129,6 +144,47 @@ TEST_F(ExternalCallback, ACallbackThatPrintsHoldsAsTheExampleDoes) {
     EXPECT_EQ(printing.exit_code, 0) << printing.out << printing.err;
     EXPECT_EQ(line_with(printing.out, "trace hash:"), line_with(quiet.out, "trace hash:"));
 }
+
+}  // namespace
+}  // namespace ckpt::testing
+
+namespace ckpt::testing {
+namespace {
+
+// examples/trigger_callback/mutants.json: hand-made bugs in the example callback.
+std::vector<nlohmann::json> python_mutants() {
+    std::ifstream in(kSource + "/examples/trigger_callback/mutants.json");
+    const auto catalogue = nlohmann::json::parse(in);
+    return catalogue.at("mutants").get<std::vector<nlohmann::json>>();
+}
+
+class PythonMutant : public ExternalCallback, public ::testing::WithParamInterface<nlohmann::json> {};
+
+// Each bug applied to a copy of the example must make the swarm's first seeds violate a property.
+TEST_P(PythonMutant, IsKilledByTheSwarm) {
+    const auto& mutant = GetParam();
+    const auto copy = dir() / "mutant";
+    std::filesystem::copy(kSource + "/examples/trigger_callback", copy,
+                          std::filesystem::copy_options::recursive);
+    const auto file = copy / mutant.at("file").get<std::string>();
+    auto text = read_all(file);
+    const auto find = mutant.at("find").get<std::string>();
+    ASSERT_NE(text.find(find), std::string::npos) << "the mutant no longer applies: " << find;
+    ASSERT_EQ(text.find(find), text.rfind(find)) << "the mutant must apply exactly once: " << find;
+    text.replace(text.find(find), find.size(), mutant.at("replace").get<std::string>());
+    std::ofstream(file, std::ios::trunc) << text;
+    auto command = example_command();
+    const auto original = kSource + "/examples/trigger_callback";
+    for (auto at = command.find(original); at != std::string::npos; at = command.find(original)) {
+        command.replace(at, original.size(), copy.string());
+    }
+    const auto explored = ckptsim(
+        {"explore", "--seeds", "6", "--jobs", "2", "--out", path("found"), "--callback-command", command});
+    EXPECT_EQ(explored.exit_code, 1) << mutant.at("name") << " survived:\n" << explored.out << explored.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Example, PythonMutant, ::testing::ValuesIn(python_mutants()),
+                         [](const auto& info) { return info.param.at("name").template get<std::string>(); });
 
 }  // namespace
 }  // namespace ckpt::testing
