@@ -6,6 +6,7 @@
 
 #include "sim/base/trace_hash.hpp"
 #include "sim/base/version.hpp"
+#include "sim/cli/violation_classes.hpp"
 
 namespace ckpt::cli {
 namespace {
@@ -154,6 +155,19 @@ void print_explore_details(std::ostream& out, const sim::ExploreSummary& s,
             << found.violations.front().message << "\n";
         if (i < replays.size()) {
             out << "    " << replays[i] << "\n";
+        }
+    }
+    const auto classes = violation_classes(s.violations);
+    if (classes.size() > 1) {
+        constexpr std::size_t kShown = 12;
+        constexpr std::size_t kSignatureShown = 150;
+        out << "violation classes (" << classes.size()
+            << ": the same property and message but for its numbers; scenarios, first seed):\n";
+        for (std::size_t i = 0; i < classes.size() && i < kShown; ++i) {
+            const auto& c = classes[i];
+            out << "  " << sim::id_of(c.property) << " " << c.scenarios << ", seed " << c.first_seed << ": "
+                << c.signature.substr(0, kSignatureShown)
+                << (c.signature.size() > kSignatureShown ? "..." : "") << "\n";
         }
     }
 }
