@@ -130,6 +130,7 @@ def serve(arguments):
                  "overrides": overrides(cls),
                  # A forked child has loaded nothing since the zygote hashed: its sources are those.
                  "sources": known_sources if known_sources is not None else hash_sources(folders)}
+        tripwire.serving_calls()
         session.serve(ready, Dispatcher(binding, rank, world_size, session))
 
     if as_zygote:

@@ -1,6 +1,9 @@
 """The audit-hook tripwire: a real operation on a virtual path, or a new process, is a bypass.
 
-Contract: install(router) adds a sys.addaudithook hook (it cannot be removed). The stand-ins never
+Contract: install(router) adds a sys.addaudithook hook (it cannot be removed). Once
+serving_calls() was called, any real change to the host's file system (an open for writing, a
+mkdir, rename, remove, ...) on any path is a harness error too: a callback may read the host but
+never write it. The stand-ins never
 call a real function on a virtual path, so a real `open`/`os.*` audit event naming one means some
 code reached the OS without the interposition (a C extension, a function captured before
 install, posix.* called directly): a harness error naming the event and the path. A real `stat`
@@ -27,8 +30,33 @@ _FS_EVENTS = {"open", "os.mkdir", "os.rename", "os.remove", "os.rmdir", "os.syml
               "os.chflags", "os.setxattr", "os.removexattr", "os.listxattr", "os.getxattr", "os.mkfifo",
               "os.mknod", "os.chroot", "os.lchmod", "os.lchown", "os.lchflags"}
 
+# Events that change the host's file system. Once the callback is served (serving_calls()), each
+# one on a real path is a write that escaped the simulation: the run's output lives only on the
+# simulated disk, so a callback may read the host (imports, linecache) but never change it.
+_HOST_CHANGES = _FS_EVENTS - {"open", "os.listdir", "os.scandir", "os.chdir", "os.getxattr", "os.listxattr"}
+_WRITE_MODE = frozenset("wax+")
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
 _installed = False
 _fork_permitted = False
+_serving = False
+
+
+def serving_calls():
+    """From now on a real change to the host's file system is a harness error."""
+    global _serving
+    _serving = True
+
+
+def _changes_host(event, args):
+    if event in _HOST_CHANGES:
+        return True
+    if event != "open" or len(args) < 3:
+        return False
+    mode, flags = args[1], args[2]
+    if isinstance(mode, str) and _WRITE_MODE.intersection(mode):
+        return True
+    return isinstance(flags, int) and flags & _WRITE_FLAGS != 0
 
 
 @contextlib.contextmanager
@@ -65,6 +93,9 @@ def install(router, file_table):
             if isinstance(value, (str, bytes, os.PathLike)) and router.is_virtual(value):
                 harness.fail(f"real {event} on {os.fspath(value)!r} bypassed the virtual file system "
                              f"(the call was not interposed)")
+        if _serving and _changes_host(event, args):
+            harness.fail(f"real {event}{_short(args)} would change the host's file system: a callback "
+                         f"writes only to the simulated disk, under the virtual root")
 
     sys.addaudithook(hook)
 

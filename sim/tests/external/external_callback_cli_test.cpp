@@ -123,10 +123,12 @@ TEST_P(HostileCallback, EndsAsAHarnessErrorNamingWhatItDid) {
     EXPECT_NE(run.out.find(GetParam().named), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("not judged"), std::string::npos) << run.out;
     EXPECT_FALSE(std::filesystem::exists("/ckptsim-vfs"));
+    EXPECT_FALSE(std::filesystem::exists("/tmp/ckptsim-hostile-callback-escaped"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Each, HostileCallback,
                          ::testing::Values(Hostile{"WritesTheRealDisk", "escaped"},
+                                           Hostile{"WritesTheHost", "would change the host's file system"},
                                            Hostile{"StartsAThread", "hread"}, Hostile{"Forks", "fork"},
                                            Hostile{"ChangesPermissions", "chmod"},
                                            Hostile{"Hangs", "no answer within 3000 ms"},
