@@ -22,17 +22,12 @@ namespace ckpt::sim {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = LineReader::Clock;
 
 constexpr std::size_t kOutputKept = 4096;
 constexpr std::size_t kExchangesKept = 16;
 constexpr std::size_t kExchangeShown = 400;
 constexpr int kChannelFd = 3;
-
-int wait_ms(Clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1000));
-}
 
 }  // namespace
 
@@ -187,54 +182,27 @@ void CallbackProcess::send(const nlohmann::json& message) {
                  " ms (--callback-timeout)");
         }
         pollfd fds[2] = {{channel_.fd, POLLOUT, 0}, {output_.fd, POLLIN, 0}};
-        ::poll(fds, output_.open() ? 2 : 1, wait_ms(deadline));
+        ::poll(fds, output_.open() ? 2 : 1, poll_wait_ms(deadline));
         drain_output();
     }
 }
 
 nlohmann::json CallbackProcess::receive() {
-    const auto deadline = Clock::now() + spec_.timeout;
-    std::size_t scanned = 0;
-    while (true) {
-        if (const auto end = pending_.find('\n', scanned); end != std::string::npos) {
-            std::string line = pending_.substr(0, end);
-            pending_.erase(0, end + 1);
-            remember('<', line);
-            try {
-                auto message = parse_untrusted_json(line, "a line from the callback process");
-                if (!message.is_object() || !message.contains("t") || !message["t"].is_string()) {
-                    fail("sent a line that is not an object with a string \"t\"");
-                }
-                return message;
-            } catch (const MalformedJson& error) {
-                fail(std::string("sent a malformed line: ") + error.what());
-            }
+    LineFailure failure{};
+    auto line = reader_.next(
+        channel_.fd, output_, [this] { drain_output(); }, Clock::now() + spec_.timeout, &failure);
+    if (!line) {
+        fail(failure == LineFailure::closed ? describe_exit() : reader_.describe(failure, spec_.timeout));
+    }
+    remember('<', *line);
+    try {
+        auto message = parse_untrusted_json(*line, "a line from the callback process");
+        if (!message.is_object() || !message.contains("t") || !message["t"].is_string()) {
+            fail("sent a line that is not an object with a string \"t\"");
         }
-        scanned = pending_.size();
-        if (pending_.size() > kMaxLineBytes) {
-            fail("sent a line longer than 16 MiB");
-        }
-        if (Clock::now() >= deadline) {
-            fail("sent no answer within " + std::to_string(spec_.timeout.count()) +
-                 " ms (--callback-timeout)");
-        }
-        pollfd fds[2] = {{channel_.fd, POLLIN, 0}, {output_.fd, POLLIN, 0}};
-        if (::poll(fds, output_.open() ? 2 : 1, wait_ms(deadline)) < 0 && errno != EINTR) {
-            fail(std::string("poll: ") + std::strerror(errno));
-        }
-        if (output_.open() && fds[1].revents != 0) {
-            drain_output();
-        }
-        if (fds[0].revents == 0) {
-            continue;  // only output, or the deadline's tick
-        }
-        char buffer[65536];
-        const auto n = ::recv(channel_.fd, buffer, sizeof buffer, 0);
-        if (n > 0) {
-            pending_.append(buffer, static_cast<std::size_t>(n));
-        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-            fail(describe_exit());
-        }
+        return message;
+    } catch (const MalformedJson& error) {
+        fail(std::string("sent a malformed line: ") + error.what());
     }
 }
 

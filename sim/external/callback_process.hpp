@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/external/callback_spec.hpp"
+#include "sim/external/line_reader.hpp"
 #include "sim/process/child_process.hpp"
 
 namespace ckpt::sim {
@@ -48,7 +49,7 @@ pid_t start_with_channel(const CallbackSpec& spec, ChildChannel& channel,
 
 class CallbackProcess {
   public:
-    static constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;
+    static constexpr std::size_t kMaxLineBytes = kMaxProtocolLineBytes;
 
     // Starts the process and reads its `ready` line. Throws HarnessError.
     CallbackProcess(const CallbackSpec& spec, const CallbackIdentity& identity);
@@ -80,7 +81,7 @@ class CallbackProcess {
     int status_ = 0;
     Fd channel_;
     Fd output_;
-    std::string pending_;      // bytes read past the last complete line
+    LineReader reader_{kMaxLineBytes};
     std::string output_tail_;  // the last bytes of stdout/stderr
     std::deque<std::string> recent_;
     nlohmann::json ready_;

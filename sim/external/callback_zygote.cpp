@@ -22,7 +22,7 @@ namespace ckpt::sim {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = LineReader::Clock;
 
 std::string key_of(const CallbackSpec& spec) {
     std::string key;
@@ -101,37 +101,30 @@ pid_t CallbackZygote::spawn(const CallbackIdentity& identity, int channel, int o
 }
 
 nlohmann::json CallbackZygote::read_line() {
-    const auto deadline = Clock::now() + spec_.timeout;
-    while (true) {
-        if (const auto end = pending_.find('\n'); end != std::string::npos) {
-            const auto line = pending_.substr(0, end);
-            pending_.erase(0, end + 1);
-            try {
-                return parse_untrusted_json(line, "a line from the callback zygote");
-            } catch (const MalformedJson& error) {
-                fail(std::string("sent a malformed line: ") + error.what());
-            }
+    LineFailure failure{};
+    const auto line = reader_.next(
+        control_.fd, output_, [this] { discard_output(); }, Clock::now() + spec_.timeout, &failure);
+    if (!line) {
+        fail(failure == LineFailure::closed ? "closed its control socket"
+                                            : reader_.describe(failure, spec_.timeout));
+    }
+    try {
+        return parse_untrusted_json(*line, "a line from the callback zygote");
+    } catch (const MalformedJson& error) {
+        fail(std::string("sent a malformed line: ") + error.what());
+    }
+}
+
+// The zygote's own output is not kept: each child reports through its own pipe.
+void CallbackZygote::discard_output() noexcept {
+    char drain[4096];
+    while (output_.open()) {
+        const auto n = ::read(output_.fd, drain, sizeof drain);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            output_.reset();
         }
-        const auto left =
-            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) {
-            fail("sent no answer within " + std::to_string(spec_.timeout.count()) +
-                 " ms (--callback-timeout)");
-        }
-        pollfd fds[2] = {{control_.fd, POLLIN, 0}, {output_.fd, POLLIN, 0}};
-        ::poll(fds, output_.open() ? 2 : 1, static_cast<int>(std::min<long long>(left, 1000)));
-        char drain[4096];
-        while (output_.open() && ::read(output_.fd, drain, sizeof drain) > 0) {
-        }
-        char buffer[4096];
-        const auto n = ::recv(control_.fd, buffer, sizeof buffer, MSG_DONTWAIT);
-        if (n > 0) {
-            pending_.append(buffer, static_cast<std::size_t>(n));
-        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-            fail("closed its control socket");
-        }
-        if (pending_.size() > CallbackProcess::kMaxLineBytes) {
-            fail("sent a line longer than 16 MiB");
+        if (n <= 0) {
+            return;
         }
     }
 }

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/external/callback_spec.hpp"
+#include "sim/external/line_reader.hpp"
 #include "sim/process/child_process.hpp"
 
 namespace ckpt::sim {
@@ -32,13 +33,14 @@ class CallbackZygote {
 
   private:
     nlohmann::json read_line();
+    void discard_output() noexcept;
     [[noreturn]] void fail(const std::string& what);
 
     CallbackSpec spec_;
     pid_t pid_ = -1;
     Fd control_;
     Fd output_;
-    std::string pending_;
+    LineReader reader_{kMaxProtocolLineBytes};
 };
 
 // This thread's zygote for `spec`, started on first use (and again after one failed).

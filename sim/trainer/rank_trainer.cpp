@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "policy/callbacks/stateful_callbacks.hpp"
 #include "policy/ports/file_system_error.hpp"
 #include "sim/events/job_constants.hpp"
 #include "sim/trainer/checkpoint_rotation.hpp"
@@ -46,7 +45,7 @@ void RankTrainer::train_begin() {
         restore_from_checkpoint(*job_.resume_step);
     } else {
         // Transformers fills TrainerState.stateful_callbacks when the Trainer is built.
-        stored_callbacks_ = export_stateful_callbacks(stateful_callbacks());
+        stored_callbacks_ = job_.callback_states.export_states(stateful_callbacks());
     }
     // CallbackHandler.on_train_begin clears the stop flag before the callbacks run.
     control_.should_training_stop = false;
@@ -247,7 +246,8 @@ void RankTrainer::trainer_evaluation(bool requested_by_flow) {
 void RankTrainer::other_callbacks_on_evaluate(double score, TrainerControl before) {
     TrainerControl early_stopping = before;
     for (auto* callback : early_stopping_) {
-        callback->on_evaluate(score, /*greater_is_better=*/true, early_stopping);
+        job_.callback_states.early_stopping_on_evaluate(*callback, score, /*greater_is_better=*/true,
+                                                        early_stopping);
     }
     if (!before.should_training_stop && early_stopping.should_training_stop) {
         control_.should_training_stop = true;
@@ -281,13 +281,13 @@ void RankTrainer::stamp_if_created(const std::string& path) {
 void RankTrainer::write_trainer_state(const std::string& directory) {
     // Refresh every exportable callback, then write trainer_state.json last.
     const auto callbacks = stateful_callbacks();
-    auto live = export_stateful_callbacks(callbacks);
+    auto live = job_.callback_states.export_states(callbacks);
     if (job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append) {
         // Appending needs a document of this rank's own: the first write after a resume copies.
         stored_callbacks_ = append_refreshed_states(
             resumed_callbacks_ != nullptr ? *resumed_callbacks_ : std::move(stored_callbacks_), live);
     } else {
-        stored_callbacks_ = refresh_stateful_callbacks(stored_callbacks(), callbacks, &live);
+        stored_callbacks_ = job_.callback_states.refresh_states(stored_callbacks(), callbacks, live);
     }
     resumed_callbacks_ = nullptr;
     json state = {

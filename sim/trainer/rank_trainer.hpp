@@ -1,7 +1,8 @@
 // One rank of the simulated Transformers Trainer, run on its own fiber, with the real callback,
-// stateful-callback and policy code inside it over the simulated disk and process group. Its
-// modelling choices are declared below so faults stay inside a declared model. Depends on
-// policy/, sim/ranks and sim/trainer.
+// stateful-callback and policy code inside it (through the trigger port and the callback
+// machinery its job hands it) over the simulated disk and process group. Its modelling choices
+// are declared below so faults stay inside a declared model. Depends on policy/'s ports and
+// callback interfaces, sim/ranks and sim/trainer.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "policy/callbacks/early_stopping_callback.hpp"
 #include "policy/callbacks/trainer_control.hpp"
 #include "sim/ranks/sim_collective.hpp"
 #include "sim/trainer/trainer_best.hpp"
@@ -82,7 +82,7 @@ class RankTrainer {
     // Transformers' callback list: the trigger callback, then the early-stopping callbacks.
     std::vector<std::unique_ptr<ExportableState>> callbacks_;
     TriggerPort* trigger_ = nullptr;
-    std::vector<EarlyStoppingCallback*> early_stopping_;
+    std::vector<ExportableState*> early_stopping_;  // the machinery's early-stopping callbacks
     // TrainerState.stateful_callbacks as carried since train start or resume. After a resume every
     // rank reads the job's parsed document (resumed_callbacks_); a rank copies it into
     // stored_callbacks_ only when it writes a trainer_state.json of its own.

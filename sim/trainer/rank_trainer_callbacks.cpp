@@ -4,7 +4,6 @@
 // list when the scenario says so. Split from rank_trainer.cpp, whose loop uses these members.
 #include <algorithm>
 
-#include "policy/callbacks/stateful_callbacks.hpp"
 #include "sim/trainer/rank_trainer.hpp"
 
 namespace ckpt::sim {
@@ -42,12 +41,8 @@ void RankTrainer::build_callbacks() {
     for (const int id : configured.early_stopping) {
         const int patience = options.early_stopping_patience + id;
         const double threshold = options.early_stopping_threshold * id;
-        std::unique_ptr<ExportableState> callback =
-            early_stopping_keyed(options, id)
-                ? std::make_unique<EarlyStoppingCallback>(
-                      EarlyStoppingCallback::with_generated_state_key(patience, threshold))
-                : std::make_unique<EarlyStoppingCallback>(patience, threshold);
-        callbacks_.push_back(std::move(callback));
+        callbacks_.push_back(
+            job_.callback_states.make_early_stopping(patience, threshold, early_stopping_keyed(options, id)));
     }
     find_callbacks();
 }
@@ -58,8 +53,8 @@ void RankTrainer::find_callbacks() {
     for (const auto& callback : callbacks_) {
         if (auto* trigger = dynamic_cast<TriggerPort*>(callback.get())) {
             trigger_ = trigger;
-        } else if (auto* early_stopping = dynamic_cast<EarlyStoppingCallback*>(callback.get())) {
-            early_stopping_.push_back(early_stopping);
+        } else if (job_.callback_states.is_early_stopping(*callback)) {
+            early_stopping_.push_back(callback.get());
         }
     }
 }
@@ -108,11 +103,6 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
         return;
     }
 
-    auto registry = CallbackFactoryRegistry::with_builtin_callbacks();
-    registry.add("CheckpointEvaluationTriggerCallback",
-                 [this](const json& saved) -> std::unique_ptr<ExportableState> {
-                     return job_.triggers.rebuild(saved, collective_);
-                 });
     std::vector<std::unique_ptr<ExportableState>> configured;
     std::vector<const ExportableState*> as_configured;
     for (auto& callback : callbacks_) {
@@ -120,7 +110,11 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
         configured.push_back(std::move(callback));
     }
     configured.push_back(std::make_unique<TrainerControl>(control_));
-    auto restored = restore_stateful_callbacks(stored_callbacks(), std::move(configured), registry);
+    auto restored =
+        job_.callback_states.restore(stored_callbacks(), std::move(configured),
+                                     [this](const json& saved) -> std::unique_ptr<ExportableState> {
+                                         return job_.triggers.rebuild(saved, collective_);
+                                     });
 
     control_ = dynamic_cast<const TrainerControl&>(*restored.callbacks.back());
     restored.callbacks.pop_back();
@@ -135,7 +129,7 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     }
     find_callbacks();
     if (is_rank_zero()) {
-        const auto restored_states = export_stateful_callbacks(stateful_callbacks());
+        const auto restored_states = job_.callback_states.export_states(stateful_callbacks());
         emit(CallbacksRestored{step, restored_states, restored.warnings});
     }
 }

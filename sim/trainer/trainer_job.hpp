@@ -1,7 +1,8 @@
 // What one incarnation of the job gives each of its ranks: the scenario, the disk, the score
 // model and the scheduler, the checkpoint it resumes from, the sink the ranks report what they
-// do to, the factory of its trigger callbacks, and the virtual clock with the directory mtimes it stamps. The
-// trainer reaches nothing else: no checker, no ledger, no fault plan, no trace.
+// do to, the factory of its trigger callbacks, the stateful-callback machinery, and the virtual clock with
+// the directory mtimes it stamps. The trainer reaches nothing else: no checker, no ledger, no fault plan, no
+// trace.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "sim/events/virtual_clock.hpp"
 #include "sim/ranks/rank_scheduler.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/trainer/callback_state_machinery.hpp"
 #include "sim/trainer/checkpoint_mtimes.hpp"
 #include "sim/trainer/score_model.hpp"
 #include "sim/trainer/trigger_port.hpp"
@@ -28,7 +30,8 @@ struct TrainerJob {
     EventSink& events;
     const VirtualClock& clock;  // stamps the checkpoint directories' mtimes
     CheckpointMtimes& mtimes;
-    TriggerFactory& triggers;  // the C++ port, or a proxy to an external callback
+    TriggerFactory& triggers;                       // the C++ port, or a proxy to an external callback
+    const CallbackStateMachinery& callback_states;  // the port's stateful-callback machinery
     int incarnation = 0;
     std::optional<std::int64_t> resume_step;  // the checkpoint this incarnation starts from
     // Its trainer_state.json, migrated: every rank reads the same bytes, so it is parsed once.

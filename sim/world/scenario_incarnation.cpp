@@ -14,6 +14,7 @@
 #include "sim/trainer/trainer_state_file.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
 #include "sim/world/operator_relaunch.hpp"
+#include "sim/world/port_callback_machinery.hpp"
 #include "sim/world/refusal_fix.hpp"
 #include "sim/world/scenario_simulation.hpp"
 
@@ -152,6 +153,7 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
                                 return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
                             });
     InProcessTriggerFactory port_triggers(world_.fs, "sim");
+    const PortCallbackMachinery callback_machinery;
     std::optional<ExternalTriggerFactory> external_triggers;
     if (external_callback_ != nullptr) {
         external_triggers.emplace(*external_callback_, scenario, world_.fs, world_.clock, incarnation);
@@ -164,6 +166,7 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
                    world_.clock,
                    world_.checkpoint_mtimes,
                    external_triggers ? static_cast<TriggerFactory&>(*external_triggers) : port_triggers,
+                   callback_machinery,
                    incarnation,
                    resume_step,
                    {}};
