@@ -46,6 +46,7 @@ struct EvaluationRecord {
     std::int64_t step = 0;
     double score = 0.0;
     CheckpointEvaluationState after;
+    int incarnation = 0;  // the incarnation that made it
 };
 
 struct CheckpointRecord {

@@ -23,7 +23,12 @@ void LedgerWriter::on(const IncarnationBegan& e) {
     ledger_.expected_state = node_state(ledger_, ledger_.expected_node.value_or(kRootNode));
     ledger_.current_node = ledger_.expected_node.value_or(kRootNode);
     ledger_.current_state = ledger_.expected_state;
-    auto known = known_history(fs_, ledger_, e.resume_step, ledger_.current_node);
+    // The scenario's release writes a version 1 sidecar in its first incarnation only when it
+    // declares an upgrade across the resume (sidecar_version_written).
+    const std::optional<int> upgrade_incarnation =
+        callbacks_ != nullptr && callbacks_->upgraded_across_resume ? std::optional<int>(1) : std::nullopt;
+    auto known =
+        known_history(fs_, ledger_, e.resume_step, ledger_.current_node, e.incarnation, upgrade_incarnation);
     ledger_.restored_from_seed_sidecar = known.seed_sidecar;
     ledger_.restored_counted_steps = std::move(known.counted_steps);
     ledger_.prior_unknown = !ledger_.expected_node;
@@ -40,7 +45,7 @@ void LedgerWriter::on(const BaselineEstablished& e) {
 // wrongly is judged by what it then does, not by what it says it holds.
 void LedgerWriter::on(const EvaluationScored& e) {
     const auto outcome = reference_observe(settings_, ledger_.current_state, e.score, e.step);
-    ledger_.evaluations.push_back({ledger_.current_node, e.step, e.score, outcome.after});
+    ledger_.evaluations.push_back({ledger_.current_node, e.step, e.score, outcome.after, incarnation_});
     ledger_.current_node = static_cast<int>(ledger_.evaluations.size()) - 1;
     ledger_.previous_decision = ledger_.last_decision;
     ledger_.last_decision = LedgerDecision{e.round,

@@ -112,7 +112,8 @@ std::vector<std::int64_t> counted_steps(const Ledger& ledger, int node) {
 }
 
 KnownHistory known_history(const SimFileSystem& fs, const Ledger& ledger,
-                           std::optional<std::int64_t> resume_step, int restored_node) {
+                           std::optional<std::int64_t> resume_step, int restored_node, int incarnation,
+                           std::optional<int> upgrade_incarnation) {
     KnownHistory known;
     known.horizon = resume_step;
     int base = kRootNode;
@@ -121,22 +122,28 @@ KnownHistory known_history(const SimFileSystem& fs, const Ledger& ledger,
         base = checkpoint != nullptr ? checkpoint->node : restored_node;
     }
     if (restored_node != base) {
-        // The restored state came from the sidecar: its step, unless it names none (a version 1
-        // one, or a version 2 one written while the step was unknown).
-        // Two members of the validated document, as its parse would give them.
+        // The restored state came from the sidecar that restored_node's evaluation wrote. Two
+        // members of the validated document, as its parse would give them, say only whether the
+        // declared upgrade's exception applies: the step is lost when the previous release wrote
+        // the state (version 1), and stays lost through a rewrite that could not know it.
+        const auto& writer = ledger.evaluations[static_cast<std::size_t>(restored_node)];
         const auto bytes = fs.content_in(FsView::visible, sidecar_path());
         const auto payload =
             bytes ? read_top_level_fields(*bytes, {"last_evaluated_step", "version"}) : std::nullopt;
+        bool names_step = true;
         if (payload) {
             const auto member = [&](const char* name) {
                 const auto found = payload->find(name);
                 return found != payload->end() ? found->second : nlohmann::json();
             };
             known.seed_sidecar = member("version") == 1;
-            const auto step = member("last_evaluated_step");
-            if (!known.seed_sidecar && step.is_number_integer()) {
-                known.horizon = step.get<std::int64_t>();
-            }
+            names_step = !known.seed_sidecar && member("last_evaluated_step").is_number_integer();
+        }
+        const bool across_upgrade = !names_step && upgrade_incarnation &&
+                                    writer.incarnation < *upgrade_incarnation &&
+                                    incarnation >= *upgrade_incarnation;
+        if (!across_upgrade) {
+            known.horizon = writer.step;
         }
     }
     for (const auto step : counted_steps(ledger, restored_node)) {
