@@ -6,6 +6,7 @@
 
 #include "sim/base/trace_hash.hpp"
 #include "sim/base/version.hpp"
+#include "sim/cli/table_columns.hpp"
 #include "sim/cli/violation_classes.hpp"
 
 namespace ckpt::cli {
@@ -21,10 +22,6 @@ std::string fixed(double value, int digits) {
 
 double per(std::uint64_t total, std::uint64_t count) {
     return count == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(count);
-}
-
-std::string padded(const std::string& text, std::size_t width) {
-    return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
 }
 
 std::string minutes_seconds(double seconds) {

@@ -6,8 +6,11 @@
 #include <memory>
 #include <thread>
 
+#include "sim/cli/callback_flags.hpp"
+#include "sim/cli/callback_mutants_command.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/numeric_flags.hpp"
+#include "sim/cli/table_columns.hpp"
 #include "sim/explore/mutation_runner.hpp"
 #include "sim/explore/shrunk_kills.hpp"
 #include "sim/world/scenario_file.hpp"
@@ -27,7 +30,35 @@ struct MutantsOptions {
     bool list = false;
     bool first_kill = false;
     int shrink_budget = 150;
+    CallbackFlags callback;
+    std::string callback_mutants;
+    bool budget_given = false;
 };
+
+// The external callback's kill table: hand-made bugs in its Python, not the catalogue's.
+int run_callback_mutants(const MutantsOptions& o) {
+    if (!o.callback.given() || o.callback_mutants.empty()) {
+        std::cerr
+            << "ckptsim mutants: " << (o.callback.given() ? "--callback-command" : "--callback-mutants")
+            << " needs " << (o.callback.given() ? "--callback-mutants FILE" : "--callback-command")
+            << " (the catalogue's mutants are the C++ port's; a callback's are listed in a mutants file)\n";
+        return kExitBadInput;
+    }
+    if (o.list || o.first_kill) {
+        std::cerr << "ckptsim mutants: " << (o.list ? "--list" : "--first-kill")
+                  << " is for the catalogue, not for --callback-mutants\n";
+        return kExitBadInput;
+    }
+    CallbackMutantsCommand command;
+    command.callback = *o.callback.spec();
+    command.mutants_file = o.callback_mutants;
+    command.seeds = o.budget_given ? o.budget : 20;
+    command.jobs = o.jobs > 0 ? o.jobs : std::max(1U, std::thread::hardware_concurrency());
+    command.only = o.only;
+    command.out_dir = o.out_dir;
+    command.json = o.json;
+    return run_callback_mutants_command(command);
+}
 
 std::string save_counterexample(const sim::MutantVerdict& verdict,
                                 const std::optional<sim::ShrinkResult>& shrunk, const std::string& out_dir) {
@@ -52,6 +83,9 @@ std::string rate_text(const sim::MutantVerdict& verdict, bool first_kill) {
 }
 
 int run_mutants(const MutantsOptions& o) {
+    if (o.callback.given() || !o.callback_mutants.empty()) {
+        return run_callback_mutants(o);
+    }
     if (o.list) {
         for (const auto& info : mutants::catalogue()) {
             std::cout << info.name << ": " << info.breaks << "\n";
@@ -107,14 +141,10 @@ int run_mutants(const MutantsOptions& o) {
                                                     {"runs", shrunk[i]->runs}}
                                              : json(nullptr)}});
         if (!o.json) {
-            const auto pad = [](std::string text, std::size_t width) {
-                text.resize(std::max(width, text.size() + 1), ' ');
-                return text;
-            };
-            std::cout << pad(name, 30) << pad(verdict.killed ? "yes" : "NO", 8) << pad(property, 10)
-                      << pad(verdict.killed ? std::to_string(verdict.seed) : "-", 10)
-                      << pad(std::to_string(verdict.scenarios), 11)
-                      << pad(rate_text(verdict, o.first_kill), 15) << replay << "\n";
+            std::cout << padded(name, 30) << padded(verdict.killed ? "yes" : "NO", 8) << padded(property, 10)
+                      << padded(verdict.killed ? std::to_string(verdict.seed) : "-", 10)
+                      << padded(std::to_string(verdict.scenarios), 11)
+                      << padded(rate_text(verdict, o.first_kill), 15) << replay << "\n";
         }
     }
     if (o.json) {
@@ -149,7 +179,14 @@ Command add_mutants_command(CLI::App& parent) {
         ->check(unsigned_in(0, 1'000'000))
         ->capture_default_str();
     command->add_flag("--list", o->list, "List the catalogue and what each mutant breaks");
-    return {command, [o]() { return run_mutants(*o); }};
+    o->callback.add_to(command);
+    command->add_option("--callback-mutants", o->callback_mutants,
+                        "With --callback-command: a JSON file of hand-made bugs in the callback's folder, "
+                        "judged against the unmodified callback seed by seed (--budget seeds, default 20)");
+    return {command, [o, command]() {
+                o->budget_given = command->count("--budget") > 0;
+                return run_mutants(*o);
+            }};
 }
 
 }  // namespace ckpt::cli

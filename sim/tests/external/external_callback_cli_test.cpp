@@ -147,46 +147,46 @@ TEST_F(ExternalCallback, ACallbackThatPrintsHoldsAsTheExampleDoes) {
     EXPECT_EQ(line_with(printing.out, "trace hash:"), line_with(quiet.out, "trace hash:"));
 }
 
-}  // namespace
-}  // namespace ckpt::testing
-
-namespace ckpt::testing {
-namespace {
-
-// examples/trigger_callback/mutants.json: hand-made bugs in the example callback.
-std::vector<nlohmann::json> python_mutants() {
+// examples/trigger_callback/mutants.json, through `ckptsim mutants --callback-mutants`: each
+// hand-made bug, applied to a copy of the example, must give on some seed a verdict the
+// unmodified example does not give on that seed, and its saved scenario must replay the bug.
+TEST_F(ExternalCallback, EveryPythonMutantOfTheExampleIsKilledDifferentially) {
+    const auto table = ckptsim({"mutants", "--callback-command", example_command(), "--callback-mutants",
+                                kSource + "/examples/trigger_callback/mutants.json", "--budget", "6",
+                                "--jobs", "2", "--out", path("mutants"), "--json"});
+    ASSERT_EQ(table.exit_code, 0) << table.out << table.err;
+    const auto report = nlohmann::json::parse(table.out);
     std::ifstream in(kSource + "/examples/trigger_callback/mutants.json");
-    const auto catalogue = nlohmann::json::parse(in);
-    return catalogue.at("mutants").get<std::vector<nlohmann::json>>();
-}
-
-class PythonMutant : public ExternalCallback, public ::testing::WithParamInterface<nlohmann::json> {};
-
-// Each bug applied to a copy of the example must make the swarm's first seeds violate a property.
-TEST_P(PythonMutant, IsKilledByTheSwarm) {
-    const auto& mutant = GetParam();
-    const auto copy = dir() / "mutant";
-    std::filesystem::copy(kSource + "/examples/trigger_callback", copy,
-                          std::filesystem::copy_options::recursive);
-    const auto file = copy / mutant.at("file").get<std::string>();
-    auto text = read_all(file);
-    const auto find = mutant.at("find").get<std::string>();
-    ASSERT_NE(text.find(find), std::string::npos) << "the mutant no longer applies: " << find;
-    ASSERT_EQ(text.find(find), text.rfind(find)) << "the mutant must apply exactly once: " << find;
-    text.replace(text.find(find), find.size(), mutant.at("replace").get<std::string>());
-    std::ofstream(file, std::ios::trunc) << text;
-    auto command = example_command();
-    const auto original = kSource + "/examples/trigger_callback";
-    for (auto at = command.find(original); at != std::string::npos; at = command.find(original)) {
-        command.replace(at, original.size(), copy.string());
+    EXPECT_EQ(report.at("mutants").size(), nlohmann::json::parse(in).at("mutants").size());
+    EXPECT_EQ(report.at("original_violating_seeds"), 0) << table.out;
+    for (const auto& row : report.at("mutants")) {
+        EXPECT_TRUE(row.at("killed").get<bool>()) << row.dump();
+        EXPECT_EQ(row.at("harness_errors"), 0) << row.dump();
     }
-    const auto explored = ckptsim(
-        {"explore", "--seeds", "6", "--jobs", "2", "--out", path("found"), "--callback-command", command});
-    EXPECT_EQ(explored.exit_code, 1) << mutant.at("name") << " survived:\n" << explored.out << explored.err;
+    const auto replay =
+        ckptsim({"replay",
+                 path("mutants") + "/" + report.at("mutants")[0].at("mutant").get<std::string>() + ".json"});
+    EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Example, PythonMutant, ::testing::ValuesIn(python_mutants()),
-                         [](const auto& info) { return info.param.at("name").template get<std::string>(); });
+TEST_F(ExternalCallback, CallbackMutantsRefuseBadInputNamingIt) {
+    const auto mutants_file = kSource + "/examples/trigger_callback/mutants.json";
+    const auto alone = ckptsim({"mutants", "--callback-command", example_command()});
+    EXPECT_EQ(alone.exit_code, 2);
+    EXPECT_NE(alone.err.find("--callback-mutants"), std::string::npos) << alone.err;
+    const auto no_command = ckptsim({"mutants", "--callback-mutants", mutants_file});
+    EXPECT_EQ(no_command.exit_code, 2);
+    EXPECT_NE(no_command.err.find("--callback-command"), std::string::npos) << no_command.err;
+    const auto unknown = ckptsim({"mutants", "--callback-command", example_command(), "--callback-mutants",
+                                  mutants_file, "--only", "nope"});
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_NE(unknown.err.find("--only: 'nope'"), std::string::npos) << unknown.err;
+    // A command that never names the mutants file's folder would run the unmodified callback.
+    const auto elsewhere = ckptsim(
+        {"mutants", "--callback-command", hostile_command("Hangs"), "--callback-mutants", mutants_file});
+    EXPECT_EQ(elsewhere.exit_code, 2);
+    EXPECT_NE(elsewhere.err.find("never names"), std::string::npos) << elsewhere.err;
+}
 
 }  // namespace
 }  // namespace ckpt::testing
