@@ -7,23 +7,30 @@
 namespace ckpt::cli {
 
 void CallbackFlags::add_to(CLI::App* app) {
-    app->add_option("--callback-command", command,
-                    "Run this external callback in place of the C++ port: a command, split into words "
-                    "with no shell (docs/external-callback.md)")
-        ->check([](const std::string& value) -> std::string {
-            try {
-                sim::split_command_words(value);
-                return {};
-            } catch (const std::invalid_argument& error) {
-                return std::string("--callback-command: ") + error.what();
-            }
-        });
+    auto* command_option =
+        app->add_option("--callback-command", command,
+                        "Run this external callback in place of the C++ port: a command, split into words "
+                        "with no shell (docs/external-callback.md)")
+            ->check([](const std::string& value) -> std::string {
+                try {
+                    sim::split_command_words(value);
+                    return {};
+                } catch (const std::invalid_argument& error) {
+                    return std::string("--callback-command: ") + error.what();
+                }
+            });
     app->add_option("--callback-timeout", timeout_seconds,
                     "Wall-clock seconds the callback process may take to answer one message (default 30)")
         ->check(CLI::Range(0.001, 86400.0));
     app->add_flag("--no-callback-zygote", no_zygote,
                   "Start every callback process cold instead of forking it from a warm, pre-imported one "
                   "(for a module that reads its rank, the time or the environment at import time)");
+    app->add_option(
+           "--callback-restore", restore,
+           "The stateful-callback machinery the external callback runs under: port (a changed argument "
+           "refused on resume, the default) or transformers (a stock Trainer's, silent)")
+        ->check(CLI::IsMember({"port", "transformers"}))
+        ->needs(command_option);
 }
 
 std::optional<sim::CallbackSpec> CallbackFlags::spec() const {
@@ -38,6 +45,7 @@ std::optional<sim::CallbackSpec> CallbackFlags::spec() const {
     }
     spec.shim_path = sim::default_shim_path();
     spec.zygote = !no_zygote;
+    spec.transformers_restore = restore == "transformers";
     return spec;
 }
 

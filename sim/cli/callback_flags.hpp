@@ -1,5 +1,6 @@
 // The external-callback flags shared by run, replay, explore, shrink and mutants:
-// --callback-command (the command's words, no shell), --callback-timeout and --no-callback-zygote. A bad
+// --callback-command (the command's words, no shell), --callback-timeout, --no-callback-zygote and
+// --callback-restore. A bad
 // value is a CLI11 error naming the flag (exit status 2). Docs: docs/external-callback.md.
 #pragma once
 
@@ -16,6 +17,7 @@ struct CallbackFlags {
     std::string command;
     std::optional<double> timeout_seconds;
     bool no_zygote = false;
+    std::string restore = "port";
 
     void add_to(CLI::App* command);
     bool given() const noexcept { return !command.empty(); }

@@ -17,6 +17,10 @@ struct CallbackSpec {
     // Fork each process from a warm zygote (callback_zygote.hpp) rather than start it cold. Off
     // for a module that reads its rank, the time or the environment at import time.
     bool zygote = true;
+    // The stateful-callback machinery the callback runs under: the port's (a changed argument
+    // refused, state_key identity; the default) or Transformers' own, silent about a changed
+    // argument (sim/trainer/transformers_callback_state.hpp), as in a stock Trainer.
+    bool transformers_restore = false;
 };
 
 // Splits a command line into words as a POSIX shell would for plain words and quotes: spaces

@@ -9,29 +9,12 @@
 #include "sim/trainer/checkpoint_rotation.hpp"
 #include "sim/trainer/saved_weights.hpp"
 #include "sim/trainer/trainer_state_file.hpp"
+#include "sim/trainer/transformers_callback_state.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
 
 namespace ckpt::sim {
 
 using nlohmann::json;
-
-namespace {
-
-json append_refreshed_states(json stored, const json& live) {
-    for (const auto& [class_name, state] : live.items()) {
-        json& entry = stored[class_name];
-        if (!entry.is_array()) {
-            entry = state;
-        } else if (state.is_array()) {
-            entry.insert(entry.end(), state.begin(), state.end());
-        } else {
-            entry.push_back(state);
-        }
-    }
-    return stored;
-}
-
-}  // namespace
 
 RankTrainer::RankTrainer(TrainerJob& job, int rank)
     : job_(job), rank_(rank), collective_(job.scheduler, rank) {
@@ -60,7 +43,7 @@ void RankTrainer::train_begin() {
     args.restore_callback_states_from_checkpoint =
         job_.scenario.trainer.restore_callback_states_from_checkpoint;
     args.refresh_appends_duplicate_states =
-        job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
+        job_.callback_states.refresh_appends_duplicates(job_.scenario.trainer);
     for (const auto& [class_name, data] : stored_callbacks().items()) {
         if (data.is_array()) {
             args.stateful_classes_with_several_callbacks.push_back(class_name);
@@ -246,8 +229,7 @@ void RankTrainer::trainer_evaluation(bool requested_by_flow) {
 void RankTrainer::other_callbacks_on_evaluate(double score, TrainerControl before) {
     TrainerControl early_stopping = before;
     for (auto* callback : early_stopping_) {
-        job_.callback_states.early_stopping_on_evaluate(*callback, score, /*greater_is_better=*/true,
-                                                        early_stopping);
+        job_.early_stopping.on_evaluate(*callback, score, /*greater_is_better=*/true, early_stopping);
     }
     if (!before.should_training_stop && early_stopping.should_training_stop) {
         control_.should_training_stop = true;
@@ -282,9 +264,9 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     // Refresh every exportable callback, then write trainer_state.json last.
     const auto callbacks = stateful_callbacks();
     auto live = job_.callback_states.export_states(callbacks);
-    if (job_.scenario.trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append) {
+    if (job_.callback_states.refresh_appends_duplicates(job_.scenario.trainer)) {
         // Appending needs a document of this rank's own: the first write after a resume copies.
-        stored_callbacks_ = append_refreshed_states(
+        stored_callbacks_ = transformers_refresh(
             resumed_callbacks_ != nullptr ? *resumed_callbacks_ : std::move(stored_callbacks_), live);
     } else {
         stored_callbacks_ = job_.callback_states.refresh_states(stored_callbacks(), callbacks, live);

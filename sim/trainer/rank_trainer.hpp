@@ -53,6 +53,8 @@ class RankTrainer {
     void move_restored_callbacks_to_end(const std::vector<bool>& restored);
     void stamp_if_created(const std::string& path);
     void restore_from_checkpoint(std::int64_t step);
+    std::unique_ptr<ExportableState> rebuild_callback(const std::string& class_name,
+                                                      const nlohmann::json& saved);
     void train_begin();
     void training_loop();
     void default_flow_on_step_end() noexcept;
@@ -82,6 +84,7 @@ class RankTrainer {
     // Transformers' callback list: the trigger callback, then the early-stopping callbacks.
     std::vector<std::unique_ptr<ExportableState>> callbacks_;
     TriggerPort* trigger_ = nullptr;
+    std::string trigger_class_;                     // its class name, for a restore that rebuilds it by name
     std::vector<ExportableState*> early_stopping_;  // the machinery's early-stopping callbacks
     // TrainerState.stateful_callbacks as carried since train start or resume. After a resume every
     // rank reads the job's parsed document (resumed_callbacks_); a rank copies it into

@@ -42,7 +42,7 @@ void RankTrainer::build_callbacks() {
         const int patience = options.early_stopping_patience + id;
         const double threshold = options.early_stopping_threshold * id;
         callbacks_.push_back(
-            job_.callback_states.make_early_stopping(patience, threshold, early_stopping_keyed(options, id)));
+            job_.early_stopping.make(patience, threshold, early_stopping_keyed(options, id)));
     }
     find_callbacks();
 }
@@ -53,7 +53,8 @@ void RankTrainer::find_callbacks() {
     for (const auto& callback : callbacks_) {
         if (auto* trigger = dynamic_cast<TriggerPort*>(callback.get())) {
             trigger_ = trigger;
-        } else if (job_.callback_states.is_early_stopping(*callback)) {
+            trigger_class_ = trigger->class_name();
+        } else if (job_.early_stopping.is_one(*callback)) {
             early_stopping_.push_back(callback.get());
         }
     }
@@ -90,6 +91,18 @@ std::vector<const ExportableState*> RankTrainer::stateful_callbacks() const {
     return out;
 }
 
+// type(callback)(**args) then its attributes, for every class the trainer configures.
+std::unique_ptr<ExportableState> RankTrainer::rebuild_callback(const std::string& class_name,
+                                                               const json& saved) {
+    if (class_name == "TrainerControl") {
+        return std::make_unique<TrainerControl>(TrainerControl::from_state(saved));
+    }
+    if (class_name == trigger_class_) {
+        return job_.triggers.rebuild(saved, collective_);
+    }
+    return job_.early_stopping.rebuild(saved);
+}
+
 void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     const auto& state = job_.resume_trainer_state;
     global_step_ = state.at("global_step").get<std::int64_t>();
@@ -110,11 +123,10 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
         configured.push_back(std::move(callback));
     }
     configured.push_back(std::make_unique<TrainerControl>(control_));
-    auto restored =
-        job_.callback_states.restore(stored_callbacks(), std::move(configured),
-                                     [this](const json& saved) -> std::unique_ptr<ExportableState> {
-                                         return job_.triggers.rebuild(saved, collective_);
-                                     });
+    auto restored = job_.callback_states.restore(stored_callbacks(), std::move(configured),
+                                                 [this](const std::string& class_name, const json& saved) {
+                                                     return rebuild_callback(class_name, saved);
+                                                 });
 
     control_ = dynamic_cast<const TrainerControl&>(*restored.callbacks.back());
     restored.callbacks.pop_back();

@@ -31,7 +31,8 @@ struct TrainerJob {
     const VirtualClock& clock;  // stamps the checkpoint directories' mtimes
     CheckpointMtimes& mtimes;
     TriggerFactory& triggers;                       // the C++ port, or a proxy to an external callback
-    const CallbackStateMachinery& callback_states;  // the port's stateful-callback machinery
+    const CallbackStateMachinery& callback_states;  // the port's, or Transformers' own
+    const EarlyStoppingCallbacks& early_stopping;   // the port's
     int incarnation = 0;
     std::optional<std::int64_t> resume_step;  // the checkpoint this incarnation starts from
     // Its trainer_state.json, migrated: every rank reads the same bytes, so it is parsed once.

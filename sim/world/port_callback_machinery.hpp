@@ -1,26 +1,39 @@
-// The stateful-callback machinery of the port (policy/callbacks: the stateful-callbacks pull
-// request and the Lightning state_key RFC, with the port's exportable EarlyStoppingCallback), as
-// the simulated trainer drives it. A pure forwarder: the trace through it is the port's.
+// The port's stateful-callback machinery (policy/callbacks: the stateful-callbacks pull request
+// and the Lightning state_key RFC, with the port's exportable EarlyStoppingCallback), as the
+// simulated trainer drives it. Pure forwarders: the trace through them is the port's.
 #pragma once
 
+#include "policy/callbacks/stateful_callbacks.hpp"
 #include "sim/trainer/callback_state_machinery.hpp"
 
 namespace ckpt::sim {
 
+class PortEarlyStoppingCallbacks final : public EarlyStoppingCallbacks {
+  public:
+    std::unique_ptr<ExportableState> make(int patience, double threshold, bool keyed) const override;
+    std::unique_ptr<ExportableState> rebuild(const nlohmann::json& saved) const override;
+    bool is_one(const ExportableState& callback) const override;
+    void on_evaluate(ExportableState& callback, double metric, bool greater_is_better,
+                     TrainerControl& control) const override;
+};
+
 class PortCallbackMachinery final : public CallbackStateMachinery {
   public:
-    std::unique_ptr<ExportableState> make_early_stopping(int patience, double threshold,
-                                                         bool keyed) const override;
-    bool is_early_stopping(const ExportableState& callback) const override;
-    void early_stopping_on_evaluate(ExportableState& callback, double metric, bool greater_is_better,
-                                    TrainerControl& control) const override;
-    nlohmann::json export_states(const std::vector<const ExportableState*>& callbacks) const override;
+    // The scenario chooses: the port's rebuilding refresh, or Transformers' appending one.
+    bool refresh_appends_duplicates(const TrainerOptions& trainer) const override {
+        return trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
+    }
+    nlohmann::json export_states(const std::vector<const ExportableState*>& callbacks) const override {
+        return export_stateful_callbacks(callbacks);
+    }
     nlohmann::json refresh_states(const nlohmann::json& stored,
                                   const std::vector<const ExportableState*>& callbacks,
-                                  const nlohmann::json& exported) const override;
+                                  const nlohmann::json& exported) const override {
+        return refresh_stateful_callbacks(stored, callbacks, &exported);
+    }
     RestoredCallbackList restore(const nlohmann::json& saved,
                                  std::vector<std::unique_ptr<ExportableState>> configured,
-                                 const TriggerRebuild& rebuild_trigger) const override;
+                                 const Rebuild& rebuild) const override;
 };
 
 }  // namespace ckpt::sim

@@ -47,7 +47,8 @@ void parse_callback(const json& block, ScenarioFile& file) {
         throw ScenarioError("scenario file field 'callback': must be an object");
     }
     for (const auto& [key, value] : block.items()) {
-        if (key != "argv" && key != "timeout_ms" && key != "zygote" && key != "identity") {
+        if (key != "argv" && key != "timeout_ms" && key != "zygote" && key != "restore" &&
+            key != "identity") {
             throw ScenarioError("scenario file field 'callback." + key + "': unknown field");
         }
     }
@@ -69,6 +70,13 @@ void parse_callback(const json& block, ScenarioFile& file) {
             throw ScenarioError("scenario file field 'callback.zygote': must be true or false");
         }
         spec.zygote = zygote->get<bool>();
+    }
+    if (const auto restore = block.find("restore"); restore != block.end()) {
+        if (!restore->is_string() || (*restore != "port" && *restore != "transformers")) {
+            throw ScenarioError(
+                "scenario file field 'callback.restore': must be \"port\" or \"transformers\"");
+        }
+        spec.transformers_restore = *restore == "transformers";
     }
     spec.shim_path = default_shim_path();
     file.callback = std::move(spec);
@@ -149,6 +157,9 @@ json ScenarioFile::to_json() const {
         out["callback"] = {{"argv", callback->argv},
                            {"timeout_ms", callback->timeout.count()},
                            {"zygote", callback->zygote}};
+        if (callback->transformers_restore) {
+            out["callback"]["restore"] = "transformers";
+        }
         if (!callback_identity.is_null()) {
             out["callback"]["identity"] = callback_identity;
         }

@@ -12,6 +12,7 @@
 #include "sim/trainer/rank_trainer.hpp"
 #include "sim/trainer/saved_weights.hpp"
 #include "sim/trainer/trainer_state_file.hpp"
+#include "sim/trainer/transformers_callback_state.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
 #include "sim/world/operator_relaunch.hpp"
 #include "sim/world/port_callback_machinery.hpp"
@@ -153,7 +154,11 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
                                 return static_cast<std::size_t>(chooser_rng.below(runnable.size()));
                             });
     InProcessTriggerFactory port_triggers(world_.fs, "sim");
-    const PortCallbackMachinery callback_machinery;
+    const PortCallbackMachinery port_machinery;
+    const TransformersCallbackState transformers_machinery;
+    const bool transformers_restore =
+        external_callback_ != nullptr && external_callback_->transformers_restore;
+    const PortEarlyStoppingCallbacks early_stopping;
     std::optional<ExternalTriggerFactory> external_triggers;
     if (external_callback_ != nullptr) {
         external_triggers.emplace(*external_callback_, scenario, world_.fs, world_.clock, incarnation);
@@ -166,7 +171,9 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
                    world_.clock,
                    world_.checkpoint_mtimes,
                    external_triggers ? static_cast<TriggerFactory&>(*external_triggers) : port_triggers,
-                   callback_machinery,
+                   transformers_restore ? static_cast<const CallbackStateMachinery&>(transformers_machinery)
+                                        : port_machinery,
+                   early_stopping,
                    incarnation,
                    resume_step,
                    {}};

@@ -11,9 +11,27 @@
 
 namespace ckpt::sim {
 
+namespace {
+
+// Under a stock Trainer's stateful-callback machinery (--callback-restore transformers), what the
+// scenario drew as the port's choices is Transformers' own for the trainer and the checkers
+// alike: the refresh appends, restored callbacks go to the end, and no callback has a state_key.
+Scenario under_callback_machinery(const Scenario& scenario, const CallbackSpec* callback) {
+    Scenario out = scenario;
+    if (callback != nullptr && callback->transformers_restore) {
+        out.trainer.stateful_callbacks_refresh = StatefulCallbacksRefresh::append;
+        out.trainer.restored_callbacks_position = RestoredCallbacksPosition::end;
+        out.callbacks.early_stopping_state_keys = false;
+        out.callbacks.early_stopping_mixed_keys = false;
+    }
+    return out;
+}
+
+}  // namespace
+
 ScenarioSimulation::ScenarioSimulation(const Scenario& scenario, const RunOptions& options)
     : original_(scenario),
-      effective_(scenario),
+      effective_(under_callback_machinery(scenario, options.external_callback)),
       external_callback_(options.external_callback),
       world_(effective_, options) {
     world_.fs.set_observer([this](const FsOperation& operation) { observe_disk(operation); });

@@ -147,6 +147,33 @@ TEST_F(ExternalCallback, ACallbackThatPrintsHoldsAsTheExampleDoes) {
     EXPECT_EQ(line_with(printing.out, "trace hash:"), line_with(quiet.out, "trace hash:"));
 }
 
+// A setting changed before a resume with restore_callback_states_from_checkpoint: under the
+// port's stateful-callback machinery the resume is refused (and relaunched with the fix); under a
+// stock Trainer's (--callback-restore transformers) the callback is rebuilt from the saved
+// arguments and trains on with the old patience, which P10 reports. The saved file keeps the choice.
+TEST_F(ExternalCallback, UnderTransformersOwnRestoreAChangedSettingIsSilentlyIgnored) {
+    const auto scenario = kSource + "/sim/tests/external/fixtures/changed-patience-on-resume.json";
+    const auto refused = ckptsim({"replay", scenario, "--callback-command", example_command()});
+    EXPECT_EQ(refused.exit_code, 0) << refused.out << refused.err;
+    const auto silent = ckptsim({"replay", scenario, "--callback-command", example_command(),
+                                 "--callback-restore", "transformers", "--out", path("silent")});
+    EXPECT_EQ(silent.exit_code, 1) << silent.out << silent.err;
+    EXPECT_NE(silent.out.find("a resume with a changed patience trained on instead of refusing"),
+              std::string::npos)
+        << silent.out;
+    const auto saved = read_all(
+        path("silent") + "/seed-" +
+        std::to_string(nlohmann::json::parse(read_all(scenario)).at("scenario").at("seed").get<int>()) +
+        ".json");
+    EXPECT_NE(saved.find("\"restore\": \"transformers\""), std::string::npos) << saved;
+    const auto bad = ckptsim({"run", "--seed", "1", "--callback-restore", "transformers"});
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    const auto unknown = ckptsim(
+        {"run", "--seed", "1", "--callback-command", example_command(), "--callback-restore", "lightning"});
+    EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+    EXPECT_NE(unknown.err.find("--callback-restore"), std::string::npos) << unknown.err;
+}
+
 // examples/trigger_callback/mutants.json, through `ckptsim mutants --callback-mutants`: each
 // hand-made bug, applied to a copy of the example, must give on some seed a verdict the
 // unmodified example does not give on that seed, and its saved scenario must replay the bug.
