@@ -104,7 +104,8 @@ nlohmann::json provenance(const ExploreCliOptions& o, const sim::ExploreOptions&
               {"time_budget_seconds", time_given ? json(o.time) : json(nullptr)},
               {"mutant", options.mutant ? json(mutants::name_of(*options.mutant)) : json(nullptr)},
               {"trainer_overrides", o.trainer.to_json()},
-              {"callback_command", o.callback.given() ? json(o.callback.command) : json(nullptr)}}}};
+              {"callback_command", o.callback.given() ? json(o.callback.command) : json(nullptr)},
+              {"callback_restore", o.callback.given() ? json(o.callback.restore) : json(nullptr)}}}};
 }
 
 // --seeds alone: that many seeds. --time alone: as many seeds as the time allows. Both: the
