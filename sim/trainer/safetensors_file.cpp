@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/base/json_text.hpp"
+
 namespace ckpt::sim::transformers {
 namespace {
 
@@ -57,7 +59,8 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> tensor_extent(const nlohm
 
 std::string model_weights_file(std::int64_t step) {
     const nlohmann::json metadata = {{"__metadata__", {{"step", "weights@" + std::to_string(step)}}}};
-    std::string header = metadata.dump();
+    std::string header;
+    append_json_value(header, metadata);  // metadata.dump()
     // The serializer pads the header with spaces so the data that follows is 8-byte aligned.
     while (header.size() % kLengthBytes != 0) {
         header.push_back(' ');
