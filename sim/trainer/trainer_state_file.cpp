@@ -1,8 +1,10 @@
-// save_to_json and load_from_json, through nlohmann (Python's json module in Transformers); the
-// text is dump()'s own bytes, written by sim/base/json_text.hpp without nlohmann's serializer.
+// save_to_json and load_from_json, through nlohmann (Python's json module in Transformers): the
+// text is dump()'s own bytes and the tree parse()'s own, written and read by sim/base without
+// nlohmann's serializer and lexer for the simple texts the simulator writes.
 #include "sim/trainer/trainer_state_file.hpp"
 
 #include "sim/base/json_text.hpp"
+#include "sim/base/json_tree_reader.hpp"
 
 namespace ckpt::sim::transformers {
 
@@ -13,7 +15,7 @@ std::string trainer_state_text(const nlohmann::json& state) {
 }
 
 nlohmann::json load_trainer_state(std::string_view text) {
-    return nlohmann::json::parse(text);
+    return parse_json_text(text);
 }
 
 }  // namespace ckpt::sim::transformers
