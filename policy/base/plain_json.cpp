@@ -29,7 +29,8 @@ constexpr std::array<bool, 256> kPlainStringByte = [] {
 
 class PlainJsonParser {
   public:
-    explicit PlainJsonParser(std::string_view text) : text_(text) {}
+    PlainJsonParser(std::string_view text, PlainDuplicateKeys duplicates)
+        : text_(text), duplicates_(duplicates) {}
 
     std::optional<json> parse_document() {
         json value;
@@ -121,7 +122,11 @@ class PlainJsonParser {
             // nlohmann's DOM builder does. The hint is the end: documents are written with sorted
             // keys, so each insertion lands there at no search cost.
             auto& members = out.get_ref<json::object_t&>();
+            const auto count = members.size();
             const auto member = members.emplace_hint(members.end(), std::string(key), nullptr);
+            if (duplicates_ == PlainDuplicateKeys::decline && members.size() == count) {
+                return false;
+            }
             bool closed = false;
             if (!parse_value(member->second, depth) || !close_or_continue('}', closed)) {
                 return false;
@@ -264,13 +269,14 @@ class PlainJsonParser {
     }
 
     std::string_view text_;
+    PlainDuplicateKeys duplicates_;
     std::size_t at_ = 0;
 };
 
 }  // namespace
 
-std::optional<json> parse_plain_json(std::string_view text) {
-    return PlainJsonParser(text).parse_document();
+std::optional<json> parse_plain_json(std::string_view text, PlainDuplicateKeys duplicates) {
+    return PlainJsonParser(text, duplicates).parse_document();
 }
 
 json parse_json(std::string_view text) {

@@ -25,7 +25,12 @@ namespace ckpt {
 
 inline constexpr std::size_t kPlainJsonDepth = 64;
 
-std::optional<nlohmann::json> parse_plain_json(std::string_view text);
+// What the fast path does with a key repeated within one object: keep the last value, as
+// nlohmann does, or decline (for a caller that refuses duplicates: nlohmann's path then finds it).
+enum class PlainDuplicateKeys { last_wins, decline };
+
+std::optional<nlohmann::json> parse_plain_json(std::string_view text,
+                                               PlainDuplicateKeys duplicates = PlainDuplicateKeys::last_wins);
 
 // nlohmann::json::parse(text): throws nlohmann's parse_error on invalid text.
 nlohmann::json parse_json(std::string_view text);

@@ -1,11 +1,13 @@
 // The scan runs before nlohmann's parser because the parser stops at a NUL byte as if the input
 // ended, and its error messages quote the offending bytes (which then cannot be dumped as JSON).
-// Duplicate keys are found through the parser's callback, one key set per open object.
+// Duplicate keys are found through the parser's callback, one key set per open object. Plain
+// documents without a repeated key take plain_json.hpp's fast path to the same tree.
 #include "policy/base/untrusted_json.hpp"
 
 #include <unordered_set>
 #include <vector>
 
+#include "policy/base/plain_json.hpp"
 #include "policy/base/utf8_sequence.hpp"
 
 namespace ckpt {
@@ -62,6 +64,14 @@ std::string untrusted_json_defect(std::string_view text, std::size_t max_depth) 
 json parse_untrusted_json(std::string_view text, const std::string& document, JsonLimits limits) {
     if (auto defect = untrusted_json_defect(text, limits.max_depth); !defect.empty()) {
         throw MalformedJson(document, std::move(defect));
+    }
+    // The documents ckptsim writes are plain: read without nlohmann's callback parser into the
+    // tree it would build (plain_json.hpp). A repeated key the limits refuse declines, so the
+    // parser below finds and reports it; so does anything else the fast path does not decide.
+    const auto duplicates =
+        limits.reject_duplicate_keys ? PlainDuplicateKeys::decline : PlainDuplicateKeys::last_wins;
+    if (auto plain = parse_plain_json(text, duplicates)) {
+        return std::move(*plain);
     }
     std::vector<std::unordered_set<std::string>> open_objects;
     std::string duplicate;

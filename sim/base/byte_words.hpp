@@ -1,7 +1,7 @@
 // Eight bytes of a text at a time, for the hot loops that skip long runs of ordinary bytes (the
-// checkers' JSON scanner, the trace's escaping test). The byte tests are the exact "has a byte"
-// idioms: a borrow can only mark bytes above a true match, so whether any byte of the word
-// matches is never wrong (which byte is not asked). Depends on the standard library only.
+// checkers' JSON scanner, the simulator's JSON text and its reader). The byte tests are the exact "has a
+// byte" idioms: a borrow can only mark bytes above a true match, so whether any byte of the word matches is
+// never wrong (which byte is not asked). Depends on the standard library only.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,12 @@ constexpr bool has_byte(std::uint64_t word, unsigned char byte) noexcept {
 constexpr bool all_unescaped_json(std::uint64_t word) noexcept {
     return (word & kHighBits) == 0 && !has_byte_below(word, 0x20) && !has_byte(word, '"') &&
            !has_byte(word, '\\');
+}
+
+// The same without DEL: printable ASCII (0x20..0x7E) but '"' and '\\', the bytes nlohmann's
+// dump() copies as they are (it escapes DEL with ensure_ascii).
+constexpr bool all_plain_json(std::uint64_t word) noexcept {
+    return all_unescaped_json(word) && !has_byte(word, 0x7f);
 }
 
 }  // namespace ckpt::sim::byte_words

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/base/json_text.hpp"
+
 namespace ckpt::sim::transformers {
 namespace {
 
@@ -56,8 +58,11 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> tensor_extent(const nlohm
 }  // namespace
 
 std::string model_weights_file(std::int64_t step) {
-    const nlohmann::json metadata = {{"__metadata__", {{"step", "weights@" + std::to_string(step)}}}};
-    std::string header = metadata.dump();
+    // json.dumps of {"__metadata__": {"step": "weights@<step>"}} as the serializer writes it:
+    // one key per object and a plain string, so the text is these bytes (what dump() gives).
+    std::string header = R"({"__metadata__":{"step":"weights@)";
+    append_json_integer(header, step);
+    header += R"("}})";
     // The serializer pads the header with spaces so the data that follows is 8-byte aligned.
     while (header.size() % kLengthBytes != 0) {
         header.push_back(' ');

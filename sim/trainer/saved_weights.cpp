@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/base/json_text.hpp"
 #include "sim/trainer/safetensors_file.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
 
@@ -35,13 +36,14 @@ std::vector<WeightsFile> saved_weights(std::int64_t step, int shards) {
     }
     std::vector<WeightsFile> files;
     nlohmann::json weight_map = nlohmann::json::object();
+    const auto shard_bytes = model_weights_file(step);  // every shard holds the same bytes
     for (int index = 1; index <= shards; ++index) {
         auto name = shard_name(index, shards);
         weight_map["layer." + std::to_string(index) + ".weight"] = name;
-        files.push_back({std::move(name), model_weights_file(step)});
+        files.push_back({std::move(name), shard_bytes});
     }
     const nlohmann::json index = {{"metadata", {{"total_size", 0}}}, {"weight_map", weight_map}};
-    files.push_back({std::string(kSafeWeightsIndexFile), index.dump(2) + "\n"});
+    files.push_back({std::string(kSafeWeightsIndexFile), dump_indented_json(index, 2, false) + "\n"});
     return files;
 }
 

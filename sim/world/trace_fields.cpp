@@ -1,34 +1,17 @@
-// TraceFields: nlohmann's compact dump() of an object, member by member. Plain printable ASCII
-// is copied between quotes (dump() escapes nothing there); any other string goes through
-// nlohmann, so escapes and UTF-8 checks are its own.
+// TraceFields: nlohmann's compact dump() of an object, member by member, through
+// sim/base/json_text.hpp: plain printable ASCII is copied between quotes (dump() escapes nothing
+// there); any other string goes through nlohmann, so escapes and UTF-8 checks are its own.
 #include "sim/world/trace_fields.hpp"
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
-#include "sim/base/byte_words.hpp"
-
 namespace ckpt::sim {
 
 namespace {
-
-// Printable ASCII without '"' and '\\' (DEL is escaped): eight bytes at a time, then one by one.
-bool needs_no_escape(std::string_view text) {
-    std::size_t at = 0;
-    for (; at + 8 <= text.size(); at += 8) {
-        const std::uint64_t word = byte_words::load(text.data() + at);
-        if (!byte_words::all_unescaped_json(word) || byte_words::has_byte(word, 0x7f)) {
-            return false;
-        }
-    }
-    return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(at), text.end(),
-                       [](char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; });
-}
 
 void append_quoted(std::string& out, std::string_view plain) {
     out += '"';
@@ -38,99 +21,9 @@ void append_quoted(std::string& out, std::string_view plain) {
 
 }  // namespace
 
-void append_json_string(std::string& out, std::string_view value) {
-    if (needs_no_escape(value)) {
-        append_quoted(out, value);
-    } else {
-        out += nlohmann::json(value).dump();
-    }
-}
-
 std::string_view TraceFields::last_key() const noexcept {
     return last_key_at_ == std::string::npos ? std::string_view(last_key_)
                                              : std::string_view(text_).substr(last_key_at_, last_key_size_);
-}
-
-void append_json_integer(std::string& out, std::int64_t value) {
-    char digits[24];
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
-}
-
-void append_json_unsigned(std::string& out, std::uint64_t value) {
-    char digits[24];
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
-}
-
-void append_json_number(std::string& out, double value) {
-    // dump()'s own formatting: its serializer writes "null" for a non-finite double and otherwise
-    // calls exactly this grisu2 routine (the shortest round-trip form, "1.0"). Called directly, a
-    // number costs no json, output adapter and serializer of its own.
-    if (!std::isfinite(value)) {
-        out += "null";
-        return;
-    }
-    std::array<char, 64> digits;
-    const char* end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), value);
-    out.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
-}
-
-// The serializer's compact form, case by case: members in the object's (sorted) order, ','
-// between items and no spaces, strings and keys as append_json_string writes them.
-void append_json_value(std::string& out, const nlohmann::json& value) {
-    using Type = nlohmann::json::value_t;
-    switch (value.type()) {
-        case Type::object: {
-            out += '{';
-            bool first = true;
-            for (const auto& [key, member] : value.get_ref<const nlohmann::json::object_t&>()) {
-                if (!first) {
-                    out += ',';
-                }
-                first = false;
-                append_json_string(out, key);
-                out += ':';
-                append_json_value(out, member);
-            }
-            out += '}';
-            return;
-        }
-        case Type::array: {
-            out += '[';
-            bool first = true;
-            for (const auto& item : value.get_ref<const nlohmann::json::array_t&>()) {
-                if (!first) {
-                    out += ',';
-                }
-                first = false;
-                append_json_value(out, item);
-            }
-            out += ']';
-            return;
-        }
-        case Type::string:
-            append_json_string(out, value.get_ref<const std::string&>());
-            return;
-        case Type::boolean:
-            out += value.get<bool>() ? "true" : "false";
-            return;
-        case Type::null:
-            out += "null";
-            return;
-        case Type::number_integer:
-        case Type::number_unsigned:
-            if (value.is_number_unsigned()) {
-                append_json_unsigned(out, value.get<std::uint64_t>());
-            } else {
-                append_json_integer(out, value.get<std::int64_t>());
-            }
-            return;
-        case Type::number_float:
-            append_json_number(out, value.get<double>());
-            return;
-        default:  // binary and discarded values: the serializer's own (rare) forms
-            out += value.dump();
-            return;
-    }
 }
 
 void TraceFields::open_member(std::string_view key) {
@@ -144,7 +37,7 @@ void TraceFields::open_member(std::string_view key) {
                                std::string(last_key()) + "': nlohmann would order the keys differently");
     }
     // Escaped before anything is written, so a key nlohmann refuses leaves the fields as they were.
-    const bool plain = needs_no_escape(key);
+    const bool plain = is_plain_json_string(key);
     const std::string escaped = plain ? std::string() : nlohmann::json(key).dump();
     if (text_.empty()) {
         text_.reserve(kTypicalSize);  // one allocation for a whole line's members
@@ -199,7 +92,7 @@ TraceFields& TraceFields::boolean(std::string_view key, bool value) {
 }
 
 TraceFields& TraceFields::string(std::string_view key, std::string_view value) {
-    if (needs_no_escape(value)) {
+    if (is_plain_json_string(value)) {
         open_member(key);
         append_quoted(text_, value);
         return *this;

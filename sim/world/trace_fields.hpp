@@ -13,17 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ckpt::sim {
+#include "sim/base/json_text.hpp"
 
-// Appends `value` as a JSON string, in exactly the bytes nlohmann's dump() gives for it (and
-// throwing where it throws); plain printable ASCII is copied without building a json.
-void append_json_string(std::string& out, std::string_view value);
-// Appends `value` in exactly the bytes nlohmann's dump() (compact) gives for it.
-void append_json_number(std::string& out, double value);
-void append_json_value(std::string& out, const nlohmann::json& value);
-// An integer's digits (std::to_string's, without its temporary), as dump() writes them.
-void append_json_integer(std::string& out, std::int64_t value);
-void append_json_unsigned(std::string& out, std::uint64_t value);
+namespace ckpt::sim {
 
 class TraceFields {
   public:

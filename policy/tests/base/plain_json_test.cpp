@@ -11,62 +11,23 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "policy/tests/support/json_same_tree.hpp"
 #include "policy/tests/support/random_json.hpp"
 
 namespace ckpt {
 namespace {
 
 using nlohmann::json;
-
-// Equal as trees and as types at every node: json's operator== calls 5u and 5 equal.
-bool same_tree(const json& a, const json& b) {
-    if (a.type() != b.type()) {
-        return false;
-    }
-    if (a.is_discarded()) {
-        return true;  // json's operator== calls two discarded values unequal
-    }
-    switch (a.type()) {
-        case json::value_t::object: {
-            if (a.size() != b.size()) {
-                return false;
-            }
-            for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
-                if (ia.key() != ib.key() || !same_tree(*ia, *ib)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        case json::value_t::array: {
-            if (a.size() != b.size()) {
-                return false;
-            }
-            for (std::size_t i = 0; i < a.size(); ++i) {
-                if (!same_tree(a[i], b[i])) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        case json::value_t::number_float: {
-            const double x = a.get<double>();
-            const double y = b.get<double>();
-            return std::memcmp(&x, &y, sizeof x) == 0;
-        }
-        default:
-            return a == b;
-    }
-}
+using test::same_json_tree;
 
 // The fast path declines or agrees, and the two entry points end exactly as nlohmann does.
 void expect_agrees(const std::string& text) {
     const auto plain = parse_plain_json(text);
     const json discarded = json::parse(text, nullptr, false);
-    EXPECT_TRUE(same_tree(parse_json_or_discarded(text), discarded)) << text;
+    EXPECT_TRUE(same_json_tree(parse_json_or_discarded(text), discarded)) << text;
     if (plain) {
         EXPECT_FALSE(discarded.is_discarded()) << "accepted invalid JSON: " << text;
-        EXPECT_TRUE(same_tree(*plain, discarded)) << text;
+        EXPECT_TRUE(same_json_tree(*plain, discarded)) << text;
     }
     std::string expected_error;
     json expected;
@@ -78,7 +39,7 @@ void expect_agrees(const std::string& text) {
     try {
         const json actual = parse_json(text);
         EXPECT_EQ(expected_error, "") << text;
-        EXPECT_TRUE(same_tree(actual, expected)) << text;
+        EXPECT_TRUE(same_json_tree(actual, expected)) << text;
     } catch (const json::exception& error) {
         EXPECT_EQ(std::string(error.what()), expected_error) << text;
     }
@@ -97,7 +58,7 @@ TEST(PlainJson, TakesTheDocumentsCkptsimWrites) {
 })";
     const auto plain = parse_plain_json(document);
     ASSERT_TRUE(plain.has_value());
-    EXPECT_TRUE(same_tree(*plain, json::parse(document)));
+    EXPECT_TRUE(same_json_tree(*plain, json::parse(document)));
     EXPECT_TRUE((*plain)["global_step"].is_number_unsigned());
     EXPECT_TRUE((*plain)["negative"].is_number_integer());
     EXPECT_FALSE((*plain)["negative"].is_number_unsigned());
@@ -182,9 +143,9 @@ RC_GTEST_PROP(PlainJson, RandomDocumentsAgreeWithNlohmann, ()) {
     const auto plain = parse_plain_json(text);
     const json expected = json::parse(text);
     if (plain) {
-        RC_ASSERT(same_tree(*plain, expected));
+        RC_ASSERT(same_json_tree(*plain, expected));
     }
-    RC_ASSERT(same_tree(parse_json(text), expected));
+    RC_ASSERT(same_json_tree(parse_json(text), expected));
 }
 
 RC_GTEST_PROP(PlainJson, DamagedDocumentsEndAsNlohmannEnds, ()) {
@@ -210,9 +171,9 @@ RC_GTEST_PROP(PlainJson, DamagedDocumentsEndAsNlohmannEnds, ()) {
     const json discarded = json::parse(text, nullptr, false);
     if (plain) {
         RC_ASSERT(!discarded.is_discarded());
-        RC_ASSERT(same_tree(*plain, discarded));
+        RC_ASSERT(same_json_tree(*plain, discarded));
     }
-    RC_ASSERT(same_tree(parse_json_or_discarded(text), discarded));
+    RC_ASSERT(same_json_tree(parse_json_or_discarded(text), discarded));
 }
 
 }  // namespace

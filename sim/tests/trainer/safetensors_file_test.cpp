@@ -1,8 +1,13 @@
-// The simulated Trainer's weights file: safetensors' padded layout, loadable whole and never
-// loadable torn, and accepted by the port's weights check as a real file would be.
+// The simulated Trainer's weights file: safetensors' padded layout with the serializer's own
+// header text, loadable whole and never loadable torn, and accepted by the port's weights check
+// as a real file would be.
 #include "sim/trainer/safetensors_file.hpp"
 
+#include <cstdint>
+#include <string>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "policy/output_dir/model_weights.hpp"
 
@@ -16,6 +21,16 @@ TEST(SafetensorsFile, HeaderIsPaddedToEightBytesAndLoads) {
         EXPECT_NE(bytes.find("weights@" + std::to_string(step)), std::string::npos);
         EXPECT_TRUE(loads_as_safetensors(bytes)) << step;
         EXPECT_TRUE(is_whole_safetensors(bytes)) << "the port refuses a padded header, step " << step;
+    }
+}
+
+TEST(SafetensorsFile, HeaderIsTheSerializersDumpOfTheMetadata) {
+    for (const std::int64_t step : {std::int64_t{0}, std::int64_t{58}, std::int64_t{-3}, INT64_MAX}) {
+        const auto bytes = model_weights_file(step);
+        const nlohmann::json metadata = {{"__metadata__", {{"step", "weights@" + std::to_string(step)}}}};
+        auto expected = metadata.dump();
+        expected.append((8 - expected.size() % 8) % 8, ' ');
+        EXPECT_EQ(bytes.substr(8), expected) << step;
     }
 }
 

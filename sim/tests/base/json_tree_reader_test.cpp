@@ -1,0 +1,182 @@
+// read_simple_json against nlohmann::json::parse: on the simulator's own trainer_state.json texts
+// (the fuzz corpus), on random trees dumped compact and indented, on hostile edge cases and on
+// random byte edits of real texts, it either declines or gives parse()'s tree with the same value
+// type at every node; the simulator's texts are never declined; parse_json_text throws what
+// parse() throws.
+#include "sim/base/json_tree_reader.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <rapidcheck.h>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <rapidcheck/gtest.h>
+
+#include "policy/tests/support/json_same_tree.hpp"
+#include "policy/tests/support/random_json.hpp"
+
+namespace ckpt::sim {
+namespace {
+
+using nlohmann::json;
+using test::same_json_tree;
+
+// "declined", "error" or the tree's compact text: the reader agrees when it declines or matches.
+void expect_agrees(const std::string& text) {
+    const auto read = read_simple_json(text);
+    json parsed;
+    try {
+        parsed = json::parse(text);
+    } catch (const json::exception& error) {
+        EXPECT_FALSE(read.has_value()) << "read an invalid text: " << text;
+        try {
+            parse_json_text(text);
+            ADD_FAILURE() << "parse_json_text read what parse() refuses: " << text;
+        } catch (const json::exception& mine) {
+            EXPECT_EQ(mine.id, error.id);
+            EXPECT_STREQ(mine.what(), error.what());
+        }
+        return;
+    }
+    if (read) {
+        EXPECT_TRUE(same_json_tree(*read, parsed)) << text;
+    }
+    EXPECT_TRUE(same_json_tree(parse_json_text(text), parsed)) << text;
+}
+
+std::vector<std::string> corpus_trainer_states() {
+    std::vector<std::string> texts;
+    for (const auto& entry : std::filesystem::directory_iterator(CKPT_FUZZ_CORPUS "/json_scanner")) {
+        if (entry.path().filename().string().rfind("trainer_state", 0) == 0) {
+            std::ifstream in(entry.path(), std::ios::binary);
+            std::ostringstream bytes;
+            bytes << in.rdbuf();
+            texts.push_back(bytes.str());
+        }
+    }
+    return texts;
+}
+
+TEST(JsonTreeReader, ReadsTheSimulatorsOwnTextsAsParseDoes) {
+    const auto texts = corpus_trainer_states();
+    ASSERT_FALSE(texts.empty());
+    for (const auto& text : texts) {
+        const auto read = read_simple_json(text);
+        ASSERT_TRUE(read.has_value()) << text;
+        EXPECT_TRUE(same_json_tree(*read, json::parse(text)));
+    }
+}
+
+RC_GTEST_PROP(JsonTreeReader, RandomTreesAgreeWithParse, ()) {
+    const json tree = *test::gen_json_value(2);
+    for (const int indent : {-1, 2}) {
+        std::string text;
+        try {
+            text = tree.dump(indent, ' ', true);
+        } catch (const json::type_error&) {
+            return;  // a string that is not UTF-8 has no text
+        }
+        const auto read = read_simple_json(text);
+        const auto parsed = json::parse(text);
+        RC_ASSERT(!read || same_json_tree(*read, parsed));
+        RC_ASSERT(same_json_tree(parse_json_text(text), parsed));
+    }
+}
+
+TEST(JsonTreeReader, EdgeCasesAgreeWithParse) {
+    const std::vector<std::string> cases = {"",
+                                            " ",
+                                            "{",
+                                            "}",
+                                            "[",
+                                            "[1,]",
+                                            "{\"a\":1,}",
+                                            "{\"a\" 1}",
+                                            "{\"a\":1 \"b\":2}",
+                                            "01",
+                                            "-",
+                                            "-0",
+                                            "0",
+                                            "-0.0",
+                                            "1.",
+                                            ".5",
+                                            "1e",
+                                            "1e+",
+                                            "1E5",
+                                            "1e400",
+                                            "-1e400",
+                                            "1e-400",
+                                            "4.9e-324",
+                                            "123456789012345678",
+                                            "1234567890123456789",
+                                            "-1234567890123456789",
+                                            "18446744073709551616",
+                                            "tru",
+                                            "truex",
+                                            "null ",
+                                            " [true,false,null] ",
+                                            "\"\\n\"",
+                                            "\"\\u00e9\"",
+                                            "\"\xc3\xa9\"",
+                                            "\"\x7f\"",
+                                            "\"a\tb\"",
+                                            "{\"b\":1,\"a\":2,\"b\":3}",
+                                            "{\"a\":1,\"a\":[2]}",
+                                            "[1] [2]",
+                                            "\xef\xbb\xbf{}",
+                                            "{}\x00",
+                                            std::string("[1]\0", 4),
+                                            "[[[[[[[[[[]]]]]]]]]]",
+                                            std::string(70, '[') + std::string(70, ']'),
+                                            "{\"x\":{\"y\":{}},\"w\":[]}",
+                                            "\t\r\n{}\t\r\n",
+                                            "1.5e3",
+                                            "-2E-2",
+                                            "+1",
+                                            "0x1",
+                                            "NaN",
+                                            "Infinity"};
+    for (const auto& text : cases) {
+        expect_agrees(text);
+    }
+}
+
+RC_GTEST_PROP(JsonTreeReader, DamagedTextsAgreeWithParse, ()) {
+    static const auto texts = corpus_trainer_states();
+    RC_PRE(!texts.empty());
+    auto text = *rc::gen::elementOf(texts);
+    for (int edits = *rc::gen::inRange(1, 4); edits > 0; --edits) {
+        const auto at = *rc::gen::inRange<std::size_t>(0, text.size());
+        switch (*rc::gen::inRange(0, 3)) {
+            case 0:
+                text[at] = *rc::gen::arbitrary<char>();
+                break;
+            case 1:
+                text.erase(at, 1);
+                break;
+            default:
+                text.insert(at, 1, *rc::gen::element(',', '"', '}', ']', '0', '.', '-', 'e', ' ', '\\'));
+                break;
+        }
+        if (text.empty()) {
+            break;
+        }
+    }
+    const auto read = read_simple_json(text);
+    json parsed;
+    try {
+        parsed = json::parse(text);
+    } catch (const json::exception&) {
+        RC_ASSERT(!read.has_value());
+        return;
+    }
+    RC_ASSERT(!read || same_json_tree(*read, parsed));
+}
+
+}  // namespace
+}  // namespace ckpt::sim
