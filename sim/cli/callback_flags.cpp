@@ -25,6 +25,12 @@ void CallbackFlags::add_to(CLI::App* app) {
     app->add_flag("--no-callback-zygote", no_zygote,
                   "Start every callback process cold instead of forking it from a warm, pre-imported one "
                   "(for a module that reads its rank, the time or the environment at import time)");
+    app->add_option("--callback-lookahead", lookahead,
+                    "How many on_step_end calls of plain steps the callback process may run ahead of the "
+                    "trainer, each checked against the call the trainer then makes (default 64; 0: every "
+                    "call alone). The same verdicts and trace either way")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{100000}))
+        ->needs(command_option);
     app->add_option(
            "--callback-restore", restore,
            "The stateful-callback machinery the external callback runs under: port (a changed argument "
@@ -45,6 +51,7 @@ std::optional<sim::CallbackSpec> CallbackFlags::spec() const {
     }
     spec.shim_path = sim::default_shim_path();
     spec.zygote = !no_zygote;
+    spec.lookahead = lookahead;
     spec.transformers_restore = restore == "transformers";
     return spec;
 }

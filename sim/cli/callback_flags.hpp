@@ -1,9 +1,10 @@
 // The external-callback flags shared by run, replay, explore, shrink and mutants:
-// --callback-command (the command's words, no shell), --callback-timeout, --no-callback-zygote and
-// --callback-restore. A bad
+// --callback-command (the command's words, no shell), --callback-timeout, --no-callback-zygote,
+// --callback-lookahead and --callback-restore. A bad
 // value is a CLI11 error naming the flag (exit status 2). Docs: docs/external-callback.md.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,7 @@ struct CallbackFlags {
     std::string command;
     std::optional<double> timeout_seconds;
     bool no_zygote = false;
+    std::size_t lookahead = sim::CallbackSpec{}.lookahead;
     std::string restore = "port";
 
     void add_to(CLI::App* command);

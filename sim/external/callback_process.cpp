@@ -34,7 +34,7 @@ constexpr int kChannelFd = 3;
 std::vector<std::string> callback_environment(const CallbackSpec& spec, const CallbackIdentity* id) {
     std::vector<std::string> env = {
         "CKPTSIM_FD=" + std::to_string(kChannelFd),
-        "CKPTSIM_PROTOCOL=1",
+        "CKPTSIM_PROTOCOL=" + std::to_string(kCallbackProtocolVersion),
         "CKPTSIM_VROOT=/ckptsim-vfs",
         "PYTHONHASHSEED=0",
         "TZ=UTC",
@@ -103,8 +103,9 @@ CallbackProcess::CallbackProcess(const CallbackSpec& spec, const CallbackIdentit
     if (ready_.value("t", "") == "harness_error") {
         fail("failed before it was ready: " + ready_.value("message", std::string("(no message)")));
     }
-    if (ready_.value("t", "") != "ready" || ready_.value("protocol", 0) != 1) {
-        fail("the first line is not {\"t\":\"ready\",\"protocol\":1,...}");
+    if (ready_.value("t", "") != "ready" || ready_.value("protocol", 0) != kCallbackProtocolVersion) {
+        fail("the first line is not {\"t\":\"ready\",\"protocol\":" +
+             std::to_string(kCallbackProtocolVersion) + ",...}");
     }
     if (!ready_.contains("class") || !ready_["class"].is_string()) {
         fail("the ready line names no callback class");

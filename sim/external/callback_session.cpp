@@ -17,25 +17,54 @@ using nlohmann::json;
 
 CallbackSession::CallbackSession(const CallbackSpec& spec, const CallbackIdentity& identity,
                                  SimFileSystem& fs, const VirtualClock& clock)
-    : process_(spec, identity), fs_(fs), clock_(clock) {
+    : process_(spec, identity), fs_(fs), clock_(clock), lookahead_(spec.lookahead) {
     class_name_ = process_.ready()["class"].get<std::string>();
 }
 
-json CallbackSession::call(const char* fn, json fields, SimCollective& collective,
-                           EvaluationRoundObserver* observer) {
+// The id of the call the trainer makes now: the next call run ahead, which it must be, or a call
+// sent now (with its own calls ahead, if any).
+std::int64_t CallbackSession::start_call(const char* fn, json& fields, std::vector<json> ahead) {
+    if (!ahead_.empty()) {
+        auto expected = std::move(ahead_.front());
+        ahead_.pop_front();
+        if (expected.fn != fn || expected.fields != fields) {
+            process_.fail("was run ahead of the trainer with " + expected.fn + " " + expected.fields.dump() +
+                          ", but the trainer called " + fn + " " + fields.dump() +
+                          " (ckptsim's own error: the trainer left the path it announced)");
+        }
+        return expected.id;
+    }
     const auto id = ++next_id_;
-    fields["t"] = "call";
-    fields["id"] = id;
-    fields["fn"] = fn;
-    fields["now_ms"] = clock_.now_ms();
+    for (auto& entry : ahead) {
+        ahead_.push_back({fn, entry, ++next_id_});
+    }
+    json message = fields;
+    message["t"] = "call";
+    message["id"] = id;
+    message["fn"] = fn;
+    message["now_ms"] = clock_.now_ms();
+    if (!ahead.empty()) {
+        message["ahead"] = std::move(ahead);
+    }
+    process_.send(message);
+    return id;
+}
+
+json CallbackSession::call(const char* fn, json fields, SimCollective& collective,
+                           EvaluationRoundObserver* observer, std::vector<json> ahead) {
     bool ended = false;
     try {
-        process_.send(fields);
+        const auto id = start_call(fn, fields, std::move(ahead));
         while (true) {
             auto message = process_.receive();
             const auto& type = message["t"].get_ref<const std::string&>();
             if (type == "fs") {
                 process_.send(answer_fs(message));
+            } else if (type == "clock") {
+                process_.send({{"t", "ok"},
+                               {"id", message.value("id", json())},
+                               {"value", clock_.now_ms()},
+                               {"now_ms", clock_.now_ms()}});
             } else if (type == "coll") {
                 process_.send(answer_collective(message, collective));
             } else if (type == "note") {
@@ -46,6 +75,10 @@ json CallbackSession::call(const char* fn, json fields, SimCollective& collectiv
                                   std::to_string(id) + " was running");
                 }
                 ended = true;
+                // The process runs no further ahead after a call that raised or changed its control.
+                if (type == "raise" || message.value("control", json()) != fields.value("control", json())) {
+                    ahead_.clear();
+                }
                 if (type == "raise") {
                     raise(message);
                 }
@@ -64,6 +97,7 @@ json CallbackSession::call(const char* fn, json fields, SimCollective& collectiv
         }
     } catch (...) {
         if (!ended) {
+            ahead_.clear();
             process_.kill();  // a crash or a death: the call is never answered, no finally runs
         }
         throw;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,7 +22,15 @@ struct CallbackSpec {
     // refused, state_key identity; the default) or Transformers' own, silent about a changed
     // argument (sim/trainer/transformers_callback_state.hpp), as in a stock Trainer.
     bool transformers_restore = false;
+    // How many on_step_end calls the process may run ahead of the trainer (protocol 2's
+    // `ahead`): the trainer's plain steps, each checked against the call the trainer really
+    // makes. 0 sends every call alone; the verdicts and the trace are the same either way.
+    std::size_t lookahead = 64;
 };
+
+// The protocol version of docs/callback-protocol.md this build speaks (CKPTSIM_PROTOCOL, the
+// `ready` and `zygote_ready` lines).
+inline constexpr int kCallbackProtocolVersion = 2;
 
 // Splits a command line into words as a POSIX shell would for plain words and quotes: spaces
 // separate words; '…' keeps everything literally; "…" and a backslash outside quotes escape one

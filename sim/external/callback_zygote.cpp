@@ -69,9 +69,9 @@ CallbackZygote::CallbackZygote(const CallbackSpec& spec) : spec_(spec) {
         fail("failed before it was ready: " + ready.value("message", std::string("(no message)")) + "\n" +
              ready.value("traceback", std::string()));
     }
-    if (ready.value("t", "") != "zygote_ready" || ready.value("protocol", 0) != 1) {
+    if (ready.value("t", "") != "zygote_ready" || ready.value("protocol", 0) != kCallbackProtocolVersion) {
         fail("answered CKPTSIM_ZYGOTE=1 with " + ready.dump() +
-             ", not {\"t\":\"zygote_ready\",\"protocol\":1}");
+             ", not {\"t\":\"zygote_ready\",\"protocol\":" + std::to_string(kCallbackProtocolVersion) + "}");
     }
 }
 

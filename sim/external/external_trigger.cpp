@@ -100,10 +100,11 @@ json ExternalTrigger::state_view(const TrainerStateView& state) const {
 }
 
 void ExternalTrigger::event(const char* name, json fields, const TrainerStateView& state,
-                            TrainerControl& control) {
+                            TrainerControl& control, std::vector<json> ahead) {
     fields["state"] = state_view(state);
     fields["control"] = control_json(control);
-    apply_returned_control(session_->call(name, std::move(fields), collective_), control);
+    apply_returned_control(session_->call(name, std::move(fields), collective_, nullptr, std::move(ahead)),
+                           control);
 }
 
 void ExternalTrigger::on_train_begin(const TrainingArguments& args, const TrainerStateView& state,
@@ -127,8 +128,18 @@ void ExternalTrigger::establish_external_baseline(double score) {
     session_->call("baseline", {{"score", score}, {"step", 0}}, collective_);
 }
 
-void ExternalTrigger::on_step_end(const TrainerStateView& state, TrainerControl& control) {
-    event("on_step_end", json::object(), state, control);
+// The plain steps that follow run ahead in the process (callback_session.hpp): one message and
+// no wait per step instead of a round trip each.
+void ExternalTrigger::on_step_end(const TrainerStateView& state, TrainerControl& control,
+                                  const StepOutlook& outlook) {
+    std::vector<json> ahead;
+    if (!session_->has_calls_ahead() && session_->lookahead() > 0) {
+        for (const auto& planned : outlook.plain_steps_after(control, session_->lookahead())) {
+            ahead.push_back({{"state", state_view({planned.global_step, state.is_world_process_zero})},
+                             {"control", control_json(planned.control)}});
+        }
+    }
+    event("on_step_end", json::object(), state, control, std::move(ahead));
 }
 
 void ExternalTrigger::on_epoch_end(const TrainerStateView& state, TrainerControl& control) {

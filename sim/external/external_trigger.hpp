@@ -35,7 +35,8 @@ class ExternalTrigger final : public TriggerPort {
     void on_train_begin(const TrainingArguments& args, const TrainerStateView& state,
                         TrainerControl& control) override;
     void establish_external_baseline(double score) override;
-    void on_step_end(const TrainerStateView& state, TrainerControl& control) override;
+    void on_step_end(const TrainerStateView& state, TrainerControl& control,
+                     const StepOutlook& outlook) override;
     void on_epoch_end(const TrainerStateView& state, TrainerControl& control) override;
     bool consume_checkpoint_evaluation() override;
     void evaluate(TrainerControl& control, double score, std::int64_t step,
@@ -48,7 +49,7 @@ class ExternalTrigger final : public TriggerPort {
   private:
     nlohmann::json state_view(const TrainerStateView& state) const;
     void event(const char* name, nlohmann::json fields, const TrainerStateView& state,
-               TrainerControl& control);
+               TrainerControl& control, std::vector<nlohmann::json> ahead = {});
 
     CallbackSession* session_;
     SimCollective& collective_;

@@ -26,7 +26,8 @@ class InProcessTrigger final : public TriggerPort {
     void establish_external_baseline(double score) override {
         callback_.policy().establish_external_baseline(score, 0);
     }
-    void on_step_end(const TrainerStateView& state, TrainerControl& control) override {
+    void on_step_end(const TrainerStateView& state, TrainerControl& control,
+                     const StepOutlook& /*outlook*/) override {
         callback_.on_step_end(state, control);
     }
     void on_epoch_end(const TrainerStateView& state, TrainerControl& control) override {

@@ -15,6 +15,7 @@
 
 #include "policy/callbacks/trainer_control.hpp"
 #include "sim/ranks/sim_collective.hpp"
+#include "sim/trainer/step_outlook.hpp"
 #include "sim/trainer/trainer_best.hpp"
 #include "sim/trainer/trainer_job.hpp"
 
@@ -40,7 +41,7 @@ namespace ckpt::sim {
 // best (metric_for_best_model, greater_is_better) is tracked as TrainerState does, protected in
 // rotation, saved on under save_strategy "best", and loaded at the end under
 // load_best_model_at_end, followed by the save_total_limit == 1 clean-up (trainer_end.cpp).
-class RankTrainer {
+class RankTrainer final : private StepOutlook {
   public:
     RankTrainer(TrainerJob& job, int rank);
 
@@ -57,7 +58,9 @@ class RankTrainer {
                                                       const nlohmann::json& saved);
     void train_begin();
     void training_loop();
-    void default_flow_on_step_end() noexcept;
+    TrainerControl default_flow(std::int64_t step, TrainerControl control) const noexcept;
+    std::vector<PlannedStep> plain_steps_after(const TrainerControl& returned,
+                                               std::size_t limit) const override;
     void maybe_log_save_evaluate();
     void checkpoint_evaluation();
     void trainer_evaluation(bool requested_by_flow);

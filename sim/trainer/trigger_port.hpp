@@ -16,6 +16,7 @@
 #include "policy/trigger/evaluation_round.hpp"
 #include "policy/trigger/trigger_callback.hpp"
 #include "sim/ranks/sim_collective.hpp"
+#include "sim/trainer/step_outlook.hpp"
 
 namespace ckpt::sim {
 
@@ -26,7 +27,9 @@ class TriggerPort : public ExportableState {
                                 TrainerControl& control) = 0;
     // The policy's establish_external_baseline at step 0 (the trainer's step-zero evaluation).
     virtual void establish_external_baseline(double score) = 0;
-    virtual void on_step_end(const TrainerStateView& state, TrainerControl& control) = 0;
+    // `outlook` says which on_step_end calls follow this one if it leaves the control unchanged.
+    virtual void on_step_end(const TrainerStateView& state, TrainerControl& control,
+                             const StepOutlook& outlook) = 0;
     virtual void on_epoch_end(const TrainerStateView& state, TrainerControl& control) = 0;
     // Whether the evaluation the control asks for is the callback's (and clears that).
     virtual bool consume_checkpoint_evaluation() = 0;

@@ -92,6 +92,7 @@ def serve(arguments):
     faulthandler.enable()
     session = Session(Channel(int(fd_text)), on_now_ms=determinism.set_now_ms)
     session.install_failure_handler()
+    determinism.set_clock_source(session.fetch_now)
     if os.environ.get("CKPTSIM_PROTOCOL") != str(PROTOCOL_VERSION):
         harness.fail(f"environment: CKPTSIM_PROTOCOL is {os.environ.get('CKPTSIM_PROTOCOL')!r}; "
                      f"this shim speaks protocol {PROTOCOL_VERSION}")

@@ -15,7 +15,10 @@ Contract:
   import time (a module-level Random(), say) keep what they drew in the zygote.
 - Time is virtual: set_now_ms(ms) (from the latest message's now_ms) drives time.time/time_ns
   (a fixed epoch, WALL_EPOCH_S, plus now), monotonic/perf_counter/process_time (now), localtime,
-  gmtime, ctime, strftime, datetime.now/utcnow/today; time.sleep returns at once.
+  gmtime, ctime, strftime, datetime.now/utcnow/today; time.sleep returns at once. set_now_ms(None)
+  (a call the shim runs ahead of the trainer, which has no time yet) makes the next read ask the
+  clock source set by set_clock_source(fetch): the simulator answers with the time of the moment
+  the trainer makes that call, which is what the call's own now_ms would have said.
 - os.getpid() is 1000 + 16*incarnation + rank; os.getppid() is 1.
 - threading.Thread.start, _thread.start_new_thread, signal.signal/alarm/setitimer are harness
   errors (fork, exec and subprocess are refused by the tripwire's audit hook).
@@ -39,6 +42,7 @@ from .vpaths import StandIn
 WALL_EPOCH_S = 1_700_000_000
 
 _now_ms = 0
+_fetch_now = None  # set_clock_source: asks the simulator when the time is not known yet
 
 # The per-process state the stand-ins read at each call; reseed() replaces it wholesale.
 _streams = {}       # name -> random.Random
@@ -52,7 +56,16 @@ def set_now_ms(now_ms):
     _now_ms = now_ms
 
 
+def set_clock_source(fetch):
+    global _fetch_now
+    _fetch_now = fetch
+
+
 def now_ms():
+    if _now_ms is None:
+        if _fetch_now is None:
+            harness.fail("the time is unknown and no clock source is set")
+        set_now_ms(_fetch_now())
     return _now_ms
 
 
@@ -69,11 +82,11 @@ def derive(stream, name):
 
 
 def _wall_ns():
-    return WALL_EPOCH_S * 1_000_000_000 + _now_ms * 1_000_000
+    return WALL_EPOCH_S * 1_000_000_000 + now_ms() * 1_000_000
 
 
 def _mono_ns():
-    return _now_ms * 1_000_000
+    return now_ms() * 1_000_000
 
 
 def install(stream, rank, incarnation):

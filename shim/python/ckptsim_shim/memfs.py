@@ -1,4 +1,4 @@
-"""An in-memory disk that answers protocol 1's `fs` requests: the selftest's backend and the
+"""An in-memory disk that answers the protocol's `fs` requests: the selftest's backend and the
 test suite's fake simulator. It is not the simulator (no crash model, no fsync state).
 
 Contract: MemoryFs().handle(op, fields) returns the `value` of an `ok` answer or raises

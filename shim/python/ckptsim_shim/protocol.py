@@ -5,6 +5,12 @@ Contract:
   separators, at most 16 MiB per line, no NaN/Infinity (the simulator's parser refuses them).
 - Session.serve(ready, dispatch): sends `ready`, then answers each `call` with exactly one
   `return` or `raise`; `shutdown` ends the process with status 0 at once, without requests.
+  A call may list `ahead`: the calls of the same fn the trainer will make next if this one hands
+  its control back unchanged (each entry's fields replace the call's, ids follow the call's).
+  The session runs them in order right after the call, with no time known until a request or a
+  clock read asks for it, and stops after the first that raises or changes its control (the
+  simulator applies the same rule, and checks each against the call the trainer really makes).
+- Session.fetch_now(): a `clock` request, for a clock read in a call run ahead.
 - Session.request(t, op, fields): sends an `fs`/`coll` request during a call and blocks for its
   `ok` (returns `value`) or `err` (raises RequestError). Session.note(name, fields) sends a note.
 - Anything unexpected (malformed or oversized line, EOF, an unknown `t`, an answer to another
@@ -43,17 +49,23 @@ def _refuse_constant(name):
 
 class Channel:
     """Line framing over a stream socket. The socket module is not interposed, so the shim's own
-    traffic never meets the virtual file system or the tripwire."""
+    traffic never meets the virtual file system or the tripwire. send(message, flush=False)
+    only queues the line: the queue goes out before the channel waits for a line (so the peer
+    has everything it needs before this side blocks) or when it grows past OUT_QUEUED; lines
+    always leave in order. Calls run ahead thus cost one write, not one per answer."""
+
+    OUT_QUEUED = 1 << 16
 
     def __init__(self, fd):
         self._sock = socket.socket(fileno=fd)
         self._buffer = bytearray()
+        self._out = bytearray()
 
     @property
     def socket(self):
         return self._sock
 
-    def send(self, message):
+    def send(self, message, flush=True):
         try:
             text = json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
         except (TypeError, ValueError) as exc:
@@ -61,9 +73,17 @@ class Channel:
         line = text.encode("ascii") + b"\n"
         if len(line) > MAX_LINE:
             raise ProtocolError(f"a {message.get('t')!r} message of {len(line)} bytes exceeds the 16 MiB cap")
-        self._sock.sendall(line)
+        self._out += line
+        if flush or len(self._out) > self.OUT_QUEUED:
+            self.flush()
+
+    def flush(self):
+        if self._out:
+            out, self._out = self._out, bytearray()
+            self._sock.sendall(out)
 
     def receive(self):
+        self.flush()
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
@@ -160,7 +180,7 @@ class Session:
 
     def _send(self, message):
         try:
-            self._channel.send(message)
+            self._channel.send(message, flush=False)  # out before this side next waits
         except (ProtocolError, OSError) as exc:
             harness.fail(f"protocol: {exc}")
 
@@ -196,6 +216,10 @@ class Session:
 
     # ---- the loop --------------------------------------------------------------------------
 
+    def fetch_now(self):
+        self.request("clock", "now", {})  # the answer's now_ms sets the clock
+        return self.now_ms
+
     def serve(self, ready, dispatch):
         """`dispatch(fn, message)` returns the `return` fields or the `raise` fields (with "t")."""
         self._send(ready)
@@ -206,12 +230,27 @@ class Session:
             call_id, fn = message.get("id"), message.get("fn")
             if not _is_id(call_id) or not isinstance(fn, str):
                 harness.fail(f"protocol: a call needs an integer id and a string fn: {message!r}")
-            self._call_id = call_id
-            try:
-                reply = dispatch(fn, message)
-            finally:
-                self._call_id = None
-            self._send({**reply, "id": call_id})
+            ahead = message.pop("ahead", [])
+            if not isinstance(ahead, list) or not all(isinstance(entry, dict) for entry in ahead):
+                harness.fail(f"protocol: a call's ahead must be a list of objects: {ahead!r}")
+            reply = self._serve_call(call_id, fn, message, dispatch)
+            for offset, entry in enumerate(ahead, start=1):
+                if reply["t"] != "return" or reply.get("control") != message.get("control"):
+                    break
+                message = {**entry, "t": "call", "id": call_id + offset, "fn": fn}
+                self.now_ms = None  # known only when the trainer makes the call: ask if read
+                if self._on_now_ms is not None:
+                    self._on_now_ms(None)
+                reply = self._serve_call(call_id + offset, fn, message, dispatch)
+
+    def _serve_call(self, call_id, fn, message, dispatch):
+        self._call_id = call_id
+        try:
+            reply = dispatch(fn, message)
+        finally:
+            self._call_id = None
+        self._send({**reply, "id": call_id})
+        return reply
 
 
 def _flush_stdio():

@@ -92,7 +92,7 @@ class Router:
 
 
 def make_stat(kind, size, sim_path):
-    """An os.stat_result for a virtual entry. Times are 0: protocol 1's stat carries no mtime."""
+    """An os.stat_result for a virtual entry. Times are 0: the protocol's stat carries no mtime."""
     if kind not in _MODES:
         harness.fail(f"protocol: stat kind must be file, dir or symlink, got {kind!r}")
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:

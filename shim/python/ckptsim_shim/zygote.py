@@ -6,8 +6,8 @@ Contract (CKPTSIM_ZYGOTE=1 with `serve`; same argv as a cold `serve`):
   CKPTSIM_RANK, CKPTSIM_WORLD_SIZE, CKPTSIM_INCARNATION and CKPTSIM_STREAM are not read: the zygote
   runs under a placeholder identity (rank 0 of 1, incarnation 0, stream 0, pid 1000).
 - CKPTSIM_FD (3 under ckptsim) is then a control socket (AF_UNIX stream), not a callback
-  channel. One JSON object per line, protocol 1's framing. After setup the zygote sends
-  {"t":"zygote_ready","protocol":1}; a setup failure sends {"t":"harness_error",...} instead and
+  channel. One JSON object per line, the protocol's framing. After setup the zygote sends
+  {"t":"zygote_ready","protocol":2}; a setup failure sends {"t":"harness_error",...} instead and
   exits with status 3 (an import error, an I/O at import time, a bad environment).
 - Then, for each line {"t":"spawn","rank":R,"world_size":W,"incarnation":I,"stream":S} (integers;
   other fields are ignored), which must arrive with exactly two descriptors by SCM_RIGHTS in the

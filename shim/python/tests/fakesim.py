@@ -33,7 +33,7 @@ CONTROL = {"should_training_stop": False, "should_epoch_stop": False, "should_sa
 
 
 def _environment(fd, identity, env):
-    environment = dict(os.environ, CKPTSIM_FD=str(fd), CKPTSIM_PROTOCOL="1",
+    environment = dict(os.environ, CKPTSIM_FD=str(fd), CKPTSIM_PROTOCOL="2",
                        CKPTSIM_VROOT="/ckptsim-vfs", PYTHONHASHSEED="0", TZ="UTC", LANG="C.UTF-8",
                        PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=SHIM_DIR)
     for name in ("CKPTSIM_RANK", "CKPTSIM_WORLD_SIZE", "CKPTSIM_INCARNATION", "CKPTSIM_STREAM", "CKPTSIM_ZYGOTE"):
@@ -114,6 +114,26 @@ class FakeSim:
         self._next_id += 1
         self.now_ms += 1000
         self.send({"t": "call", "id": call_id, "fn": fn, "now_ms": self.now_ms, **fields})
+        return self._serve_until_end(call_id)
+
+    def call_with_ahead(self, fn, ahead, **fields):
+        """A call with `ahead` (the fields of the calls that follow), taken as ckptsim takes them:
+        each later call's moment is 1000 ms after the one before, and the takes stop after a call
+        that raised or changed its control. Returns the ends, the call's first."""
+        call_id = self._next_id
+        self._next_id += 1 + len(ahead)
+        self.now_ms += 1000
+        self.send({"t": "call", "id": call_id, "fn": fn, "now_ms": self.now_ms, "ahead": ahead, **fields})
+        ends = [self._serve_until_end(call_id)]
+        for offset, entry in enumerate(ahead, start=1):
+            sent = fields if offset == 1 else ahead[offset - 2]
+            if ends[-1]["t"] != "return" or ends[-1].get("control") != sent.get("control"):
+                break
+            self.now_ms += 1000
+            ends.append(self._serve_until_end(call_id + offset))
+        return ends
+
+    def _serve_until_end(self, call_id):
         while True:
             message = self.receive()
             kind = message["t"]
@@ -125,6 +145,9 @@ class FakeSim:
             elif kind == "coll":
                 self.requests.append(message)
                 self.send(self._answer_coll(message))
+            elif kind == "clock":
+                self.requests.append(message)
+                self.send({"t": "ok", "id": message["id"], "value": self.now_ms, "now_ms": self.now_ms})
             else:
                 if kind in ("return", "raise"):
                     assert message["id"] == call_id, message
@@ -194,7 +217,7 @@ class Zygote:
 
     def ready(self):
         message = self.receive()
-        assert message == {"t": "zygote_ready", "protocol": 1}, message
+        assert message == {"t": "zygote_ready", "protocol": 2}, message
         return message
 
     def send_line(self, message, fds=()):

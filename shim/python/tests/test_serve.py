@@ -16,7 +16,7 @@ class HandshakeTest(unittest.TestCase):
     def test_ready_names_class_overrides_and_sources(self):
         sim = FakeSim(PROBE)
         ready = sim.ready()
-        self.assertEqual(ready["protocol"], 1)
+        self.assertEqual(ready["protocol"], 2)
         self.assertEqual(ready["class"], "ProbeCallback")
         self.assertEqual(ready["binding"], "ckptsim_shim.binding:Binding")
         self.assertEqual(ready["overrides"], ["on_step_end", "on_train_begin"])
@@ -40,6 +40,47 @@ class HandshakeTest(unittest.TestCase):
         restored = sim.call("restore_state", saved=exported["value"])
         self.assertEqual(restored["t"], "return")
         self.assertEqual(sim.shutdown(), 0)
+
+
+class AheadTest(unittest.TestCase):
+    """Calls run ahead (protocol 2): in order, each with its own id and the time of the moment it
+    is taken, until one changes its control."""
+
+    @staticmethod
+    def steps(*numbers):
+        return [{"state": dict(STATE, global_step=n), "control": CONTROL} for n in numbers]
+
+    def test_calls_run_ahead_until_one_changes_its_control(self):
+        sim = FakeSim(PROBE)
+        sim.ready()
+        sim.begin({"action": "read_clock"})
+        # ProbeCallback asks for an evaluation on even steps: step 4 changes its control, so step 9
+        # never runs, and the next call is served as a new one.
+        ends = sim.call_with_ahead("on_step_end", self.steps(3, 5, 4, 9), state=dict(STATE, global_step=1),
+                                   control=CONTROL)
+        self.assertEqual([end["t"] for end in ends], ["return"] * 4)
+        self.assertEqual(ends[-1]["control"], dict(CONTROL, should_evaluate=True))
+        first_id = ends[0]["id"]
+        self.assertEqual([end["id"] for end in ends], [first_id, first_id + 1, first_id + 2, first_id + 3])
+        exported = sim.call("export_state")["value"]["attributes"]["observed"]["steps_and_clock"]
+        # Each call read the time of its own moment: the call's now_ms for the first, a clock
+        # request for each one run ahead.
+        first_ms = exported[0][1] * 1000
+        self.assertEqual(exported, [[1, first_ms / 1000], [3, (first_ms + 1000) / 1000],
+                                    [5, (first_ms + 2000) / 1000], [4, (first_ms + 3000) / 1000]])
+        self.assertEqual([r["t"] for r in sim.requests], ["clock"] * 3)
+        self.assertEqual(sim.shutdown(), 0)
+
+    def test_a_malformed_ahead_is_a_harness_error(self):
+        sim = FakeSim(PROBE)
+        sim.ready()
+        sim.begin({"action": "nothing"})
+        sim.send({"t": "call", "id": 99, "fn": "on_step_end", "now_ms": 1, "state": STATE, "control": CONTROL,
+                  "ahead": {"state": STATE}})
+        message = sim.receive()
+        self.assertEqual(message["t"], "harness_error")
+        self.assertIn("ahead must be a list", message["message"])
+        self.assertEqual(sim.wait(), 3)
 
 
 class FileRequestsTest(unittest.TestCase):

@@ -27,7 +27,7 @@ std::string failure_of(const CallbackSpec& spec) {
     return "(no harness error)";
 }
 
-constexpr const char* kReady = R"(printf '{"t":"ready","protocol":1,"class":"C"}\n' >&3; )";
+constexpr const char* kReady = R"(printf '{"t":"ready","protocol":2,"class":"C"}\n' >&3; )";
 
 TEST(CallbackProcess, AGarbageLineIsAHarnessErrorNamingIt) {
     const auto message = failure_of(shell("echo 'not json' >&3; sleep 30"));
@@ -75,7 +75,7 @@ TEST(CallbackProcess, TheEnvironmentTellsTheProcessWhoItIs) {
     identity.stream = 99;
     CallbackProcess process(
         shell(
-            R"(printf '{"t":"ready","protocol":1,"class":"%s-%s-%s-%s-%s-%s"}\n' "$CKPTSIM_FD" "$CKPTSIM_RANK" )"
+            R"(printf '{"t":"ready","protocol":2,"class":"%s-%s-%s-%s-%s-%s"}\n' "$CKPTSIM_FD" "$CKPTSIM_RANK" )"
             R"("$CKPTSIM_WORLD_SIZE" "$CKPTSIM_INCARNATION" "$CKPTSIM_STREAM" "$PYTHONHASHSEED" >&3; sleep 30)"),
         identity);
     EXPECT_EQ(process.ready()["class"], "3-2-3-4-99-0");
@@ -110,14 +110,14 @@ namespace ckpt::sim {
 namespace {
 
 TEST(CallbackZygote, ACommandThatIsNoForkServerIsAHarnessError) {
-    auto spec = shell(R"(printf '{"t":"ready","protocol":1,"class":"C"}\n' >&3; sleep 30)");
+    auto spec = shell(R"(printf '{"t":"ready","protocol":2,"class":"C"}\n' >&3; sleep 30)");
     spec.zygote = true;
     const auto message = failure_of(spec);
     EXPECT_NE(message.find("zygote answered CKPTSIM_ZYGOTE=1"), std::string::npos) << message;
 }
 
 TEST(CallbackZygote, AZygoteThatDiesIsAHarnessErrorAndTheNextSpawnStartsAnother) {
-    auto spec = shell(R"(printf '{"t":"zygote_ready","protocol":1}\n' >&3; exit 0)");
+    auto spec = shell(R"(printf '{"t":"zygote_ready","protocol":2}\n' >&3; exit 0)");
     spec.zygote = true;
     for (int attempt = 0; attempt < 2; ++attempt) {
         const auto message = failure_of(spec);

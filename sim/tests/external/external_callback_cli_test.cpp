@@ -147,6 +147,26 @@ TEST_F(ExternalCallback, ACallbackThatPrintsHoldsAsTheExampleDoes) {
     EXPECT_EQ(line_with(printing.out, "trace hash:"), line_with(quiet.out, "trace hash:"));
 }
 
+// The calls run ahead of the trainer (protocol 2) change nothing: the same trace with every call
+// sent alone, for the example and for a callback whose saves follow the clock it reads and whose
+// on_step_end makes a file request. A wrong plan of the trainer's steps would be a harness error.
+TEST_F(ExternalCallback, CallsRunAheadLeaveTheTraceAsCallsSentAlone) {
+    auto clock_reader = example_command();
+    clock_reader.replace(clock_reader.find("--binding"), 0,
+                         "--path " + kSource + "/sim/tests/external/fixtures ");
+    clock_reader.replace(clock_reader.find("checkpoint_eval_policy:"),
+                         std::string("checkpoint_eval_policy").size(), "clock_reading_trigger");
+    for (const auto& command : {example_command(), clock_reader}) {
+        const auto ahead = ckptsim({"explore", "--seeds", "5", "--jobs", "2", "--callback-command", command});
+        const auto alone = ckptsim({"explore", "--seeds", "5", "--jobs", "2", "--callback-lookahead", "0",
+                                    "--callback-command", command});
+        ASSERT_NE(ahead.exit_code, 2) << ahead.out << ahead.err;  // 2: a harness error
+        EXPECT_EQ(ahead.exit_code, alone.exit_code) << alone.out << alone.err;
+        EXPECT_FALSE(line_with(ahead.out, "trace hash:").empty());
+        EXPECT_EQ(line_with(ahead.out, "trace hash:"), line_with(alone.out, "trace hash:")) << command;
+    }
+}
+
 // A setting changed before a resume with restore_callback_states_from_checkpoint: under the
 // port's stateful-callback machinery the resume is refused (and relaunched with the fix); under a
 // stock Trainer's (--callback-restore transformers) the callback is rebuilt from the saved
