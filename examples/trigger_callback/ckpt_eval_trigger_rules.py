@@ -51,9 +51,10 @@ def _text(value: Any) -> str:
 def refuse_unsafe_training_args(args: Any, score_metric: str, extra: Mapping[str, Any]) -> None:
     """Raises TrainingArgumentsRefused for the settings the port refuses at on_train_begin.
 
-    The last rule needs what the trainer knows around its arguments (the classes stored as lists
-    in stateful_callbacks, and whether a refresh appends to them): read from `args` or from the
-    event's keyword arguments, and absent means "nothing to refuse".
+    The last two rules need what the trainer knows around its arguments (the classes stored as
+    lists in stateful_callbacks, whether a refresh appends to them, and on a resume the configured
+    stateful classes the checkpoint does not store): read from `args` or from the event's keyword
+    arguments, and absent means "nothing to refuse".
     """
     if _text(getattr(args, "save_strategy", "steps")) == "best":
         raise TrainingArgumentsRefused(
@@ -94,6 +95,16 @@ def refuse_unsafe_training_args(args: Any, score_metric: str, extra: Mapping[str
             "stateful_callbacks[\"" + name + "\"] (PR #33875) and a resume restores the first ones, saved at "
             "the start of training; set restore_callback_states_from_checkpoint=False (this callback then "
             "restores its own state) or pass one " + name + " callback")
+    lacking = getattr(args, "stateful_classes_the_checkpoint_lacks",
+                      extra.get("stateful_classes_the_checkpoint_lacks", ()))
+    if appends and lacking:
+        name = list(lacking)[0]
+        raise TrainingArgumentsRefused(
+            "checkpoint evaluation cannot resume with " + name + " callbacks the checkpoint does not store: "
+            "Transformers' _save_checkpoint refreshes state.stateful_callbacks[\"" + name + "\"] and raises "
+            "KeyError on rank 0 at the first save, after the weights, while the other ranks wait; resume with "
+            "the callbacks the checkpoint was saved with, or refresh with this package's "
+            "refresh_stateful_callbacks, which re-exports stateful_callbacks from the live callbacks")
 
 
 def _saved_settings(saved_args: Any) -> Optional[tuple]:

@@ -27,6 +27,10 @@ struct TrainingArguments {
     // save (every release so far: PR #33875 is not merged; a real integration reads the version).
     std::vector<std::string> stateful_classes_with_several_callbacks{};
     bool refresh_appends_duplicate_states = true;
+    // On a resume, the configured stateful callback classes that the checkpoint's
+    // state.stateful_callbacks does not store (a callback added since): that same appending
+    // refresh indexes the stored dict by class and raises KeyError on them at the first save.
+    std::vector<std::string> stateful_classes_the_checkpoint_lacks{};
 };
 
 struct TrainerStateView {

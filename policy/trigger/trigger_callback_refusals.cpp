@@ -50,6 +50,17 @@ void TriggerCallback::refuse_unsafe_training_args(const TrainingArguments& args)
             "pass one " +
             name + " callback");
     }
+    if (args.refresh_appends_duplicate_states && !args.stateful_classes_the_checkpoint_lacks.empty()) {
+        const auto& name = args.stateful_classes_the_checkpoint_lacks.front();
+        throw TrainingArgumentsRefused(
+            "checkpoint evaluation cannot resume with " + name +
+            " callbacks the checkpoint does not store: Transformers' _save_checkpoint refreshes "
+            "state.stateful_callbacks[\"" +
+            name +
+            "\"] and raises KeyError on rank 0 at the first save, after the weights, while the other ranks "
+            "wait; resume with the callbacks the checkpoint was saved with, or refresh with this package's "
+            "refresh_stateful_callbacks, which re-exports stateful_callbacks from the live callbacks");
+    }
 }
 
 }  // namespace ckpt

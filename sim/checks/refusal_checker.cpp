@@ -2,6 +2,7 @@
 // settings let Transformers keep or save another checkpoint than the callback's.
 #include "sim/checks/refusal_checker.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "policy/output_dir/checkpoint_layout.hpp"
@@ -17,29 +18,41 @@ constexpr std::string_view kCallbackMetric = "score";
 // Transformers' stored stateful_callbacks, as the resume's checkpoint holds them: a list under a
 // class name is several callbacks of that class. A fresh start stores the live callbacks, keyed by
 // class name whatever their own state keys: several early-stopping callbacks are one list.
+nlohmann::json stored_stateful_callbacks(const SimFileSystem& fs, std::int64_t resume_step) {
+    const auto bytes =
+        fs.content_in(FsView::visible, join_path(checkpoint_path(resume_step), kTrainerStateName));
+    auto document = bytes ? nlohmann::json::parse(*bytes, nullptr, false) : nlohmann::json();
+    const auto stored = document.is_object() ? document.find("stateful_callbacks") : document.end();
+    return document.is_object() && stored != document.end() && stored->is_object() ? std::move(*stored)
+                                                                                   : nlohmann::json();
+}
+
 bool stored_several_of_one_class(const SimFileSystem& fs, const Scenario& scenario,
                                  std::optional<std::int64_t> resume_step) {
     if (!resume_step) {
         return scenario.callbacks.early_stopping_callbacks >= 2;
     }
-    const auto bytes =
-        fs.content_in(FsView::visible, join_path(checkpoint_path(*resume_step), kTrainerStateName));
-    const auto document = bytes ? nlohmann::json::parse(*bytes, nullptr, false) : nlohmann::json();
-    const auto stored = document.is_object() ? document.find("stateful_callbacks") : document.end();
-    if (!document.is_object() || stored == document.end() || !stored->is_object()) {
+    const auto stored = stored_stateful_callbacks(fs, *resume_step);
+    return std::any_of(stored.begin(), stored.end(),
+                       [](const nlohmann::json& entry) { return entry.is_array(); });
+}
+
+// The appending refresh indexes the checkpoint's stateful_callbacks by class name, so a resumed
+// configuration with early-stopping callbacks the checkpoint stores none of raises KeyError at the
+// first save. (The trigger callback and TrainerControl are in every checkpoint the job writes.)
+bool checkpoint_lacks_early_stopping(const SimFileSystem& fs, const Scenario& scenario,
+                                     std::optional<std::int64_t> resume_step) {
+    if (!resume_step || configured_callbacks(scenario.callbacks, true).early_stopping.empty()) {
         return false;
     }
-    for (const auto& [name, entry] : stored->items()) {
-        if (entry.is_array()) {
-            return true;
-        }
-    }
-    return false;
+    const auto stored = stored_stateful_callbacks(fs, *resume_step);
+    return stored.is_object() && !stored.contains("EarlyStoppingCallback");
 }
 
 }  // namespace
 
-std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_class) {
+std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_class,
+                             bool checkpoint_lacks_a_class) {
     if (trainer.save_strategy == SaveStrategy::best) {
         return "save_strategy";
     }
@@ -56,6 +69,9 @@ std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_
         trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append && several_of_one_class) {
         return "restore_callback_states_from_checkpoint";
     }
+    if (trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append && checkpoint_lacks_a_class) {
+        return "EarlyStoppingCallback";
+    }
     return "";
 }
 
@@ -65,8 +81,11 @@ void RefusalChecker::on(const IncarnationBegan& e) {
     // that needs them could be due.
     const bool appended_restore = trainer.restore_callback_states_from_checkpoint &&
                                   trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
-    due_ = due_refusal(trainer, appended_restore && stored_several_of_one_class(
-                                                        context_.fs, context_.scenario, e.resume_step));
+    const bool appends = trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
+    due_ = due_refusal(
+        trainer,
+        appended_restore && stored_several_of_one_class(context_.fs, context_.scenario, e.resume_step),
+        appends && checkpoint_lacks_early_stopping(context_.fs, context_.scenario, e.resume_step));
 }
 
 void RefusalChecker::on(const TrainingRefused& e) {

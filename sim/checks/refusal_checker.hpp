@@ -2,7 +2,8 @@
 // are restated here from the scenario's settings and the disk alone (never the callback's own
 // test): save_strategy "best"; Transformers tracking another best than the callback's beside a
 // save_total_limit; save_total_limit 1 beside any best tracking; and Transformers' appending
-// refresh restoring several callbacks of one class. A refusal must be due and name the first
+// refresh restoring several callbacks of one class; the same refresh meeting, on a resume, an
+// early-stopping callback the checkpoint stores none of. A refusal must be due and name the first
 // setting that makes it due; a due rule that on_train_begin lets through is a missed refusal.
 // Refusals only happen at on_train_begin, so one due from the first incarnation on is judged
 // there, and a later one is due because of what the resume read (the appended states).
@@ -16,8 +17,10 @@
 namespace ckpt::sim {
 
 // The first refusal rule the settings break, as the setting a refusal must name ("" when none).
-// `several_of_one_class`: the stored stateful callbacks hold a list for some class.
-std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_class);
+// `several_of_one_class`: the stored stateful callbacks hold a list for some class;
+// `checkpoint_lacks_a_class`: a resume configures a stateful callback class they do not store.
+std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_class,
+                             bool checkpoint_lacks_a_class = false);
 
 class RefusalChecker {
   public:

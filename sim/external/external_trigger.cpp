@@ -120,7 +120,8 @@ void ExternalTrigger::on_train_begin(const TrainingArguments& args, const Traine
     arguments["restore_callback_states_from_checkpoint"] = args.restore_callback_states_from_checkpoint;
     // What on_train_begin learns from the trainer around the arguments (trainer_types.hpp).
     json kwargs = {{"stateful_classes_with_several_callbacks", args.stateful_classes_with_several_callbacks},
-                   {"refresh_appends_duplicate_states", args.refresh_appends_duplicate_states}};
+                   {"refresh_appends_duplicate_states", args.refresh_appends_duplicate_states},
+                   {"stateful_classes_the_checkpoint_lacks", args.stateful_classes_the_checkpoint_lacks}};
     event("on_train_begin", {{"args", std::move(arguments)}, {"kwargs", std::move(kwargs)}}, state, control);
 }
 

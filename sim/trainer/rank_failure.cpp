@@ -9,6 +9,7 @@
 #include "policy/trigger/rank_zero_operations.hpp"
 #include "policy/trigger/trigger_callback.hpp"
 #include "sim/base/harness_error.hpp"
+#include "sim/trainer/transformers_callback_state.hpp"
 
 namespace ckpt::sim {
 
@@ -24,6 +25,8 @@ RankFailureKind failure_kind(const std::exception_ptr& error) noexcept {
         return RankFailureKind::harness_error;
     } catch (const BestModelLoadFailed&) {
         return RankFailureKind::best_model_load;
+    } catch (const RefreshKeyError&) {
+        return RankFailureKind::refresh_key_error;
     } catch (const RankZeroFailure& failure) {
         if (failure.operation() == std::string_view(kSidecarRestoreOperation)) {
             return RankFailureKind::sidecar_restore;

@@ -17,6 +17,7 @@ enum class RankFailureKind : std::uint8_t {
     training_args_refused,  // on_train_begin refused the TrainingArguments (TrainingArgumentsRefused)
     best_model_load,        // load_best_model_at_end or the clean-up found best_model_checkpoint unusable
     harness_error,          // an external callback's process failed the harness (sim/base/harness_error.hpp)
+    refresh_key_error,      // Transformers' refresh met a stateful callback class added after the resume
 };
 
 // Transformers' own failure at the end of training: a torn best model, or a best directory a

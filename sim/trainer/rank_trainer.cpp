@@ -49,6 +49,14 @@ void RankTrainer::train_begin() {
             args.stateful_classes_with_several_callbacks.push_back(class_name);
         }
     }
+    for (const auto* callback : stateful_callbacks()) {
+        auto name = callback->class_name();
+        auto& lacking = args.stateful_classes_the_checkpoint_lacks;
+        if (!stored_callbacks().contains(name) &&
+            std::find(lacking.begin(), lacking.end(), name) == lacking.end()) {
+            lacking.push_back(std::move(name));
+        }
+    }
     trigger_->on_train_begin(args, view(), control_);
     if (is_rank_zero()) {
         // Recovery has republished whatever a cut-short commit left: the save window closes.

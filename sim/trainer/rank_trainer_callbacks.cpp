@@ -23,9 +23,6 @@ TriggerCallbackConfig trigger_config(const Scenario& s, const PolicySettings& po
     return config;
 }
 
-// _save_checkpoint's refresh as Transformers writes it (PR #33875 unmerged): a class stored as a
-// list (several callbacks of it) gets every live state appended; a single one is replaced.
-
 }  // namespace
 
 void RankTrainer::build_callbacks() {

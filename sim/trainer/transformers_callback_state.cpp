@@ -53,6 +53,14 @@ json transformers_refresh(json stored, const json& live) {
     if (!stored.is_object()) {
         stored = json::object();
     }
+    // self.state.stateful_callbacks[cb_name]: indexed before anything is written.
+    for (const auto& [class_name, state] : live.items()) {
+        if (!stored.contains(class_name)) {
+            throw RefreshKeyError("KeyError: '" + class_name +
+                                  "' (Transformers' _save_checkpoint refreshes a stateful callback the resumed "
+                                  "trainer_state.json does not store)");
+        }
+    }
     for (const auto& [class_name, state] : live.items()) {
         json& entry = stored[class_name];
         if (!entry.is_array()) {

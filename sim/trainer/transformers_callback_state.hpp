@@ -4,7 +4,9 @@
 //   several share a class, in list order. No state_key: Transformers knows none.
 // - Refresh (_save_checkpoint): every live state is written into the carried dict, appended to a
 //   class stored as a list and replacing a class stored once (so one stored state and several
-//   live callbacks keep only the last); a class the carried dict lacks gets its state.
+//   live callbacks keep only the last). It indexes the carried dict by class name, so a class
+//   that dict lacks (a stateful callback added after a resume: the dict is the checkpoint's)
+//   raises KeyError, and the save fails after the weights, before trainer_state.json.
 // - Restore (_load_callback_state): for each stored class, the configured callbacks of that class
 //   take the stored states by position (the list silently cut to the shorter); each is rebuilt
 //   from the saved args and attributes, so an argument changed before the resume is silently
@@ -12,14 +14,22 @@
 //   warning; nothing is said for a configured callback left without a state.
 #pragma once
 
+#include <stdexcept>
+
 #include "sim/scenario/scenario.hpp"
 #include "sim/trainer/callback_state_machinery.hpp"
 
 namespace ckpt::sim {
 
+// Python's KeyError from the refresh: the class name quoted, as Python prints it.
+class RefreshKeyError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
 // _save_checkpoint's refresh: `live` (an export of the live callbacks) written into `stored`,
-// appended to a class stored as a list, replacing a class stored once, added for a class the
-// carried dict lacks (Transformers raises KeyError there; not modelled yet).
+// appended to a class stored as a list, replacing a class stored once. Throws RefreshKeyError
+// for a class `stored` lacks, before changing anything.
 nlohmann::json transformers_refresh(nlohmann::json stored, const nlohmann::json& live);
 
 class TransformersCallbackState final : public CallbackStateMachinery {

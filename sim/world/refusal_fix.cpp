@@ -24,6 +24,10 @@ std::string_view apply_fix_named_in(std::string_view refusal, TrainerOptions& tr
         trainer.restore_callback_states_from_checkpoint = false;
         return "restore_callback_states_from_checkpoint=false";
     }
+    if (names("refresh with this package's refresh_stateful_callbacks")) {
+        trainer.stateful_callbacks_refresh = StatefulCallbacksRefresh::replace;
+        return "stateful_callbacks_refresh=replace";
+    }
     return {};
 }
 

@@ -273,6 +273,13 @@ bool ScenarioSimulation::after_run(const RunResult& result) {
         end(Outcome::refused, error);
         return true;
     }
+    if (failed_as == RankFailureKind::refresh_key_error) {
+        // Transformers' own failure, not a refusal of the callback's: the first save after a resume
+        // that added a stateful callback fails after the weights. Its user resumes with the
+        // callbacks the checkpoint stores (and Transformers' resume then meets the checkpoint the
+        // failed save left without trainer_state.json).
+        return end_unless_remedied(Outcome::failed_explained, error, Remedy::resume_with_saved_settings);
+    }
     if (failed_as == RankFailureKind::best_model_load) {
         // Transformers' own end-of-training failure on a best a crash tore or removed; with
         // no crash before it, nothing explains it.

@@ -260,7 +260,9 @@ class StateAndRefusals(OutputDir):
                  ({"load_best_model_at_end": True, "save_total_limit": 3}, 'metric_for_best_model="loss" beside'),
                  ({"restore_callback_states_from_checkpoint": True,
                    "stateful_classes_with_several_callbacks": ["EarlyStoppingCallback"]},
-                  'several EarlyStoppingCallback callbacks: Transformers appends')]
+                  'several EarlyStoppingCallback callbacks: Transformers appends'),
+                 ({"stateful_classes_the_checkpoint_lacks": ["EarlyStoppingCallback"]},
+                  "cannot resume with EarlyStoppingCallback callbacks the checkpoint does not store")]
         base = dict(vars(self.args))
         for change, message in cases:
             self.args = SimpleNamespace(**dict(base, **change))

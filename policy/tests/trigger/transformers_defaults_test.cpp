@@ -178,6 +178,34 @@ TYPED_TEST(TransformersDefaults, ATrainerBestThatCanDisagreeIsRefusedAtTrainBegi
     }
 }
 
+// A resume that configures a stateful callback class its checkpoint does not store: Transformers'
+// appending refresh raises KeyError on rank 0 at the first save while the other ranks wait, so the
+// resume is refused at on_train_begin, on every rank, naming the class and both fixes. The port's
+// own refresh (which re-exports the dict) needs no refusal.
+TYPED_TEST(TransformersDefaults, ResumingWithAClassTheCheckpointLacksIsRefusedWhileTheRefreshAppends) {
+    for (const bool appends : {true, false}) {
+        auto callback = this->make(this->every_ten_steps());
+        TrainingArguments args{.output_dir = this->root()};
+        args.refresh_appends_duplicate_states = appends;
+        args.stateful_classes_the_checkpoint_lacks = {"EarlyStoppingCallback"};
+        TrainerControl control;
+        if (!appends) {
+            EXPECT_NO_THROW(callback.on_train_begin(args, {.global_step = 10}, control));
+            continue;
+        }
+        try {
+            callback.on_train_begin(args, {.global_step = 10}, control);
+            FAIL() << "a resume the appending refresh fails at its first save was accepted";
+        } catch (const TrainingArgumentsRefused& error) {
+            const std::string message = error.what();
+            EXPECT_NE(message.find("EarlyStoppingCallback callbacks the checkpoint does not store"),
+                      std::string::npos)
+                << message;
+            EXPECT_NE(message.find("refresh_stateful_callbacks"), std::string::npos) << message;
+        }
+    }
+}
+
 // Several callbacks of one class with Transformers restoring them: every save appends their
 // states (PR #33875), so a resume would restore the ones from train start. Refused before any
 // state exists; either half of the configuration alone is accepted.

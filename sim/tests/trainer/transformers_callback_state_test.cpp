@@ -1,7 +1,8 @@
 // Transformers' own stateful-callback machinery, restated apart from the port: the export groups
-// several callbacks of a class into a list, the refresh appends to a list and replaces a single
-// state, and the restore matches by position, rebuilds from the saved arguments without a word
-// about a changed one, and warns only about stored classes nobody configured.
+// several callbacks of a class into a list, the refresh appends to a list, replaces a single
+// state and raises KeyError for a class the stored states lack, and the restore matches by position, rebuilds
+// from the saved arguments without a word about a changed one, and warns only about stored classes nobody
+// configured.
 #include "sim/trainer/transformers_callback_state.hpp"
 
 #include <memory>
@@ -66,6 +67,24 @@ TEST(TransformersCallbackState, TheRefreshAppendsToAListAndReplacesASingleState)
     EXPECT_EQ(refreshed["B"].size(), 2U) << refreshed.dump();  // appended: the stale state stays first
     EXPECT_EQ(refreshed["B"][0]["attributes"]["n"], 0);
     EXPECT_EQ(refreshed["B"][1]["attributes"]["n"], 4);
+}
+
+// self.state.stateful_callbacks[cb_name]: a live class the resumed dict does not store raises
+// before the dict changes, whatever the other classes.
+TEST(TransformersCallbackState, TheRefreshRaisesKeyErrorForAClassTheStoredStatesLack) {
+    const auto stored = json::parse(R"({"A": {"args": {"k": 1}, "attributes": {"n": 0}}})");
+    std::vector<std::unique_ptr<ExportableState>> list;
+    list.push_back(std::make_unique<Counting>("A", 1, 7));
+    list.push_back(std::make_unique<Counting>("EarlyStoppingCallback", 2));
+    try {
+        transformers_refresh(stored, kTransformers.export_states(views(list)));
+        FAIL() << "a class the stored states lack was refreshed";
+    } catch (const RefreshKeyError& error) {
+        EXPECT_EQ(std::string(error.what()).rfind("KeyError: 'EarlyStoppingCallback'", 0), 0U)
+            << error.what();
+    }
+    list.pop_back();
+    EXPECT_NO_THROW(transformers_refresh(stored, kTransformers.export_states(views(list))));
 }
 
 TEST(TransformersCallbackState, TheRestoreIsSilentAboutAChangedArgumentAndMatchesByPosition) {
