@@ -39,7 +39,8 @@ bool stored_several_of_one_class(const SimFileSystem& fs, const Scenario& scenar
 
 // The appending refresh indexes the checkpoint's stateful_callbacks by class name, so a resumed
 // configuration with early-stopping callbacks the checkpoint stores none of raises KeyError at the
-// first save. (The trigger callback and TrainerControl are in every checkpoint the job writes.)
+// first save. Only they can be missing: the trigger callback and TrainerControl are configured in
+// every incarnation, under one class name each, so every checkpoint the job writes stores them.
 bool checkpoint_lacks_early_stopping(const SimFileSystem& fs, const Scenario& scenario,
                                      std::optional<std::int64_t> resume_step) {
     if (!resume_step || configured_callbacks(scenario.callbacks, true).early_stopping.empty()) {

@@ -57,8 +57,8 @@ json transformers_refresh(json stored, const json& live) {
     for (const auto& [class_name, state] : live.items()) {
         if (!stored.contains(class_name)) {
             throw RefreshKeyError("KeyError: '" + class_name +
-                                  "' (Transformers' _save_checkpoint refreshes a stateful callback the resumed "
-                                  "trainer_state.json does not store)");
+                                  "' (Transformers' _save_checkpoint refreshes a stateful callback the "
+                                  "resumed trainer_state.json does not store)");
         }
     }
     for (const auto& [class_name, state] : live.items()) {

@@ -3,7 +3,8 @@
 
 namespace ckpt::sim {
 
-std::string_view apply_fix_named_in(std::string_view refusal, TrainerOptions& trainer) {
+std::string_view apply_fix_named_in(std::string_view refusal, Scenario& launch) {
+    auto& trainer = launch.trainer;
     const auto names = [&](std::string_view phrase) {
         return refusal.find(phrase) != std::string_view::npos;
     };
@@ -24,9 +25,9 @@ std::string_view apply_fix_named_in(std::string_view refusal, TrainerOptions& tr
         trainer.restore_callback_states_from_checkpoint = false;
         return "restore_callback_states_from_checkpoint=false";
     }
-    if (names("refresh with this package's refresh_stateful_callbacks")) {
-        trainer.stateful_callbacks_refresh = StatefulCallbacksRefresh::replace;
-        return "stateful_callbacks_refresh=replace";
+    if (names("callbacks the checkpoint does not store") && launch.callbacks.resume_change.early_stopping) {
+        launch.callbacks.resume_change.early_stopping.reset();
+        return "early_stopping callbacks as saved";
     }
     return {};
 }

@@ -261,8 +261,8 @@ bool ScenarioSimulation::after_run(const RunResult& result) {
         emit(TrainingRefused{error});
         // The user applies the fix the message names and launches again, with the same faults
         // still planned; a message that names no fix ends the job refused.
-        const auto fix = refusal_fixes_ < kMaxRefusalFixes ? apply_fix_named_in(error, effective_.trainer)
-                                                           : std::string_view();
+        const auto fix =
+            refusal_fixes_ < kMaxRefusalFixes ? apply_fix_named_in(error, effective_) : std::string_view();
         if (!fix.empty()) {
             ++refusal_fixes_;
             world_.stats.refusals_fixed = 1;

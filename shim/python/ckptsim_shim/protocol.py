@@ -10,6 +10,8 @@ Contract:
   The session runs them in order right after the call, with no time known until a request or a
   clock read asks for it, and stops after the first that raises or changes its control (the
   simulator applies the same rule, and checks each against the call the trainer really makes).
+  Each call's end is written as soon as the call ends, so the simulator's timeout of a call
+  never includes the calls run after it.
 - Session.fetch_now(): a `clock` request, for a clock read in a call run ahead.
 - Session.request(t, op, fields): sends an `fs`/`coll` request during a call and blocks for its
   `ok` (returns `value`) or `err` (raises RequestError). Session.note(name, fields) sends a note.
@@ -50,9 +52,9 @@ def _refuse_constant(name):
 class Channel:
     """Line framing over a stream socket. The socket module is not interposed, so the shim's own
     traffic never meets the virtual file system or the tripwire. send(message, flush=False)
-    only queues the line: the queue goes out before the channel waits for a line (so the peer
-    has everything it needs before this side blocks) or when it grows past OUT_QUEUED; lines
-    always leave in order. Calls run ahead thus cost one write, not one per answer."""
+    only queues the line: the queue goes out at flush(), before the channel waits for a line (so
+    the peer has everything it needs before this side blocks) or when it grows past OUT_QUEUED;
+    lines always leave in order. A call's notes and end thus cost one write."""
 
     OUT_QUEUED = 1 << 16
 
@@ -249,7 +251,10 @@ class Session:
             reply = dispatch(fn, message)
         finally:
             self._call_id = None
+        # Out at once: the simulator times each call from its own wait, so a call's end must not
+        # wait for the calls run ahead after it.
         self._send({**reply, "id": call_id})
+        self._channel.flush()
         return reply
 
 

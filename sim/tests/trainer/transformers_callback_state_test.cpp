@@ -1,8 +1,8 @@
 // Transformers' own stateful-callback machinery, restated apart from the port: the export groups
-// several callbacks of a class into a list, the refresh appends to a list, replaces a single
-// state and raises KeyError for a class the stored states lack, and the restore matches by position, rebuilds
-// from the saved arguments without a word about a changed one, and warns only about stored classes nobody
-// configured.
+// several callbacks of a class into a list; the refresh appends to a list, replaces a single
+// state and raises KeyError for a class the stored states lack; the restore matches by position,
+// rebuilds from the saved arguments without a word about a changed one, and warns only about
+// stored classes nobody configured.
 #include "sim/trainer/transformers_callback_state.hpp"
 
 #include <memory>
