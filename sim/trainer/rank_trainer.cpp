@@ -301,7 +301,7 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     // move; both events read them from there.
     last_trainer_state_ =
         LastTrainerState{global_step_, last_decision_score_, trigger_->reported_policy_state(),
-                         std::move(live), std::move(bytes)};
+                         std::make_shared<const json>(std::move(live)), std::move(bytes)};
     const auto& last = *last_trainer_state_;
     const TrainerStateWritten written{last.step, last.score, last.policy_state, last.callback_states,
                                       last.bytes};

@@ -110,7 +110,7 @@ class RankTrainer {
         std::int64_t step = 0;
         double score = 0.0;
         CheckpointEvaluationState policy_state;
-        nlohmann::json callback_states;
+        std::shared_ptr<const nlohmann::json> callback_states;  // shared with the ledger's record
         std::string bytes;
     };
     std::optional<LastTrainerState> last_trainer_state_;
