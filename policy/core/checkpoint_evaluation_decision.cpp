@@ -2,6 +2,7 @@
 // error messages list the required fields in the seed's order, word for word.
 #include "policy/core/checkpoint_evaluation_decision.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -31,6 +32,8 @@ constexpr std::array<std::string_view, 9> kRequiredFields{
     "best_score",  "best_step", "evaluation_count", "lower_score_streak", "reason", "score", "should_save",
     "should_stop", "step",
 };
+static_assert(std::is_sorted(kRequiredFields.begin(), kRequiredFields.end()),
+              "from_dict merges these with an object's members, which come sorted");
 
 }  // namespace
 
@@ -67,15 +70,27 @@ CheckpointEvaluationDecision CheckpointEvaluationDecision::from_dict(const nlohm
     if (!payload.is_object()) {
         throw ValueError("checkpoint evaluation decision must be a mapping");
     }
-    // One search per field: the values are read from where the presence check found them.
+    // One pass over the members, no search per field: an object's members are a std::map's, in
+    // the sorted order kRequiredFields is written in, so a merge of the two finds every field.
     std::array<const nlohmann::json*, kRequiredFields.size()> values{};
+    const nlohmann::json* external = nullptr;
+    std::size_t next = 0;
+    for (const auto& [key, value] : payload.get_ref<const nlohmann::json::object_t&>()) {
+        const std::string_view name = key;
+        if (name == "best_is_external") {
+            external = &value;
+        }
+        while (next < kRequiredFields.size() && kRequiredFields[next] < name) {
+            ++next;
+        }
+        if (next < kRequiredFields.size() && kRequiredFields[next] == name) {
+            values[next++] = &value;
+        }
+    }
     std::string missing;
     for (std::size_t i = 0; i < kRequiredFields.size(); ++i) {
-        const auto found = payload.find(kRequiredFields[i]);
-        if (found == payload.end()) {
+        if (values[i] == nullptr) {
             missing += (missing.empty() ? "'" : ", '") + std::string(kRequiredFields[i]) + "'";
-        } else {
-            values[i] = &*found;
         }
     }
     if (!missing.empty()) {
@@ -91,13 +106,14 @@ CheckpointEvaluationDecision CheckpointEvaluationDecision::from_dict(const nlohm
     decision.step = python::to_int(*step);
     decision.should_save = python::truthy(*should_save);
     decision.should_stop = python::truthy(*should_stop);
-    decision.reason = parse_decision_reason(python::str(*reason));
+    // A string names its reason as it is; str() of anything else is its repr.
+    decision.reason = reason->is_string() ? parse_decision_reason(reason->get_ref<const std::string&>())
+                                          : parse_decision_reason(python::str(*reason));
     decision.best_score = python::to_float(*best_score);
     decision.best_step = python::to_int(*best_step);
     decision.lower_score_streak = python::to_int(*lower_score_streak);
     decision.evaluation_count = python::to_int(*evaluation_count);
-    const auto external = payload.find("best_is_external");
-    decision.best_is_external = external != payload.end() && python::truthy(*external);
+    decision.best_is_external = external != nullptr && python::truthy(*external);
     return decision;
 }
 
