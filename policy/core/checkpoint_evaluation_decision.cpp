@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/json_members.hpp"
 #include "policy/base/json_object.hpp"
 #include "policy/python/python_values.hpp"
 
@@ -27,13 +28,14 @@ constexpr std::array<std::pair<DecisionReason, std::string_view>, 10> kReasonNam
     {DecisionReason::tie_ignored, "tie_ignored"},
 }};
 
-// The seed's required set, in the sorted order its error message lists them.
-constexpr std::array<std::string_view, 9> kRequiredFields{
-    "best_score",  "best_step", "evaluation_count", "lower_score_streak", "reason", "score", "should_save",
-    "should_stop", "step",
+// Every member from_dict reads, in ascending order (find_members): the optional
+// best_is_external, then the seed's required set, in the sorted order its error message lists them.
+constexpr std::array<std::string_view, 10> kMembers{
+    "best_is_external", "best_score", "best_step",   "evaluation_count", "lower_score_streak",
+    "reason",           "score",      "should_save", "should_stop",      "step",
 };
-static_assert(std::is_sorted(kRequiredFields.begin(), kRequiredFields.end()),
-              "from_dict merges these with an object's members, which come sorted");
+constexpr std::size_t kFirstRequired = 1;
+static_assert(std::is_sorted(kMembers.begin(), kMembers.end()));
 
 }  // namespace
 
@@ -70,37 +72,20 @@ CheckpointEvaluationDecision CheckpointEvaluationDecision::from_dict(const nlohm
     if (!payload.is_object()) {
         throw ValueError("checkpoint evaluation decision must be a mapping");
     }
-    // One pass over the members, no search per field: an object's members are a std::map's, in
-    // the sorted order kRequiredFields is written in, so a merge of the two finds every field.
-    std::array<const nlohmann::json*, kRequiredFields.size()> values{};
-    const nlohmann::json* external = nullptr;
-    std::size_t next = 0;
-    for (const auto& [key, value] : payload.get_ref<const nlohmann::json::object_t&>()) {
-        const std::string_view name = key;
-        if (name == "best_is_external") {
-            external = &value;
-        }
-        while (next < kRequiredFields.size() && kRequiredFields[next] < name) {
-            ++next;
-        }
-        if (next < kRequiredFields.size() && kRequiredFields[next] == name) {
-            values[next++] = &value;
-        }
-    }
+    const auto values = find_members(payload, kMembers);
     std::string missing;
-    for (std::size_t i = 0; i < kRequiredFields.size(); ++i) {
+    for (std::size_t i = kFirstRequired; i < kMembers.size(); ++i) {
         if (values[i] == nullptr) {
-            missing += (missing.empty() ? "'" : ", '") + std::string(kRequiredFields[i]) + "'";
+            missing += (missing.empty() ? "'" : ", '") + std::string(kMembers[i]) + "'";
         }
     }
     if (!missing.empty()) {
         throw ValueError("checkpoint evaluation decision missing fields: [" + missing + "]");
     }
-    // kRequiredFields' order: best_score, best_step, evaluation_count, lower_score_streak, reason,
-    // score, should_save, should_stop, step. The conversions run in the seed's order, so the
-    // first invalid field is the one whose error is raised.
-    const auto& [best_score, best_step, evaluation_count, lower_score_streak, reason, score, should_save,
-                 should_stop, step] = values;
+    // kMembers' order. The conversions run in the seed's order, so the first invalid field is the
+    // one whose error is raised.
+    const auto& [external, best_score, best_step, evaluation_count, lower_score_streak, reason, score,
+                 should_save, should_stop, step] = values;
     CheckpointEvaluationDecision decision;
     decision.score = python::to_float(*score);
     decision.step = python::to_int(*step);
