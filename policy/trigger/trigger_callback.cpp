@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/formats/sidecar_format.hpp"
 #include "policy/output_dir/atomic_write.hpp"
@@ -166,7 +167,7 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
 
     // Load inside the same broadcast envelope as its result: a rank 0 that rejected a corrupt
     // sidecar before a separate broadcast would leave every worker waiting.
-    const auto received = run_on_rank_zero_and_share_outcome(
+    auto received = run_on_rank_zero_and_share_outcome(
         *collective_, is_rank_zero(), "sidecar policy restore", [this, &state]() -> json {
             remove_leftover_temp_files();
             restore_own_state_from_checkpoint(state.global_step);
@@ -196,6 +197,7 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
     // Every rank skips the same replayed save events, or the ranks would disagree on whether
     // an evaluation round (and its collectives) happens.
     adopt_replay_horizon(received);
+    tear_down(received);  // read; dropped bottom-up (json_teardown.hpp)
 
     policy_stop_requested_ = policy_.state().stop_requested;
     if (policy_stop_requested_ && !mutants::is_active(Mutant::stop_not_restored)) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "policy/base/json_teardown.hpp"
 #include "policy/ports/file_system_error.hpp"
 #include "sim/events/job_constants.hpp"
 #include "sim/trainer/checkpoint_rotation.hpp"
@@ -16,10 +17,27 @@ namespace ckpt::sim {
 
 using nlohmann::json;
 
+namespace {
+
+// The export of a trainer_state.json write, shared with the ledger's record and freed bottom-up
+// (json_teardown.hpp) by whichever of the two lets go last.
+std::shared_ptr<const json> shared_export(json&& states) {
+    return std::shared_ptr<json>(new json(std::move(states)), [](json* tree) {
+        tear_down(*tree);
+        delete tree;
+    });
+}
+
+}  // namespace
+
 RankTrainer::RankTrainer(TrainerJob& job, int rank)
     : job_(job), rank_(rank), collective_(job.scheduler, rank) {
     build_callbacks();
 }
+
+RankTrainer::~RankTrainer() {
+    tear_down(stored_callbacks_);
+}  // bottom-up (json_teardown.hpp)
 
 // ---- start -----------------------------------------------------------------------------------
 
@@ -301,7 +319,7 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     // move; both events read them from there.
     last_trainer_state_ =
         LastTrainerState{global_step_, last_decision_score_, trigger_->reported_policy_state(),
-                         std::make_shared<const json>(std::move(live)), std::move(bytes)};
+                         shared_export(std::move(live)), std::move(bytes)};
     const auto& last = *last_trainer_state_;
     const TrainerStateWritten written{last.step, last.score, last.policy_state, last.callback_states,
                                       last.bytes};

@@ -43,6 +43,9 @@ namespace ckpt::sim {
 class RankTrainer {
   public:
     RankTrainer(TrainerJob& job, int rank);
+    RankTrainer(const RankTrainer&) = delete;
+    RankTrainer& operator=(const RankTrainer&) = delete;
+    ~RankTrainer();
 
     // The fiber body: restore, on_train_begin, train until max_steps or a stop.
     void run();
