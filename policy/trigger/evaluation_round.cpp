@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/base/json_object.hpp"
 #include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/ports/rank_zero_outcome.hpp"
@@ -70,7 +71,10 @@ CheckpointEvaluationDecision run_checkpoint_evaluation_round(Collective& collect
                 policy.load_state_dict(tampered);
             }
             const auto decision = policy.observe(score, step);
-            return {{"decision", decision.to_dict()}, {"policy_state", policy.state_dict()}};
+            return JsonObject()
+                .add("decision", decision.to_dict())
+                .add("policy_state", policy.state_dict())
+                .build();
         });
     const auto decision = CheckpointEvaluationDecision::from_dict(received.at("decision"));
     if (!is_rank_zero) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/json_object.hpp"
 #include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/formats/sidecar_format.hpp"
@@ -172,11 +173,13 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
             remove_leftover_temp_files();
             restore_own_state_from_checkpoint(state.global_step);
             const bool loaded = load(/*is_world_process_zero=*/true);
-            return {
-                {"loaded", loaded},
-                {"policy_state", policy_.state_dict()},
-                {"trigger_count", trigger_count_},
-                {"last_evaluated_step", last_evaluated_step_ ? json(*last_evaluated_step_) : json(nullptr)}};
+            return JsonObject()
+                .add("loaded", loaded)
+                .add("policy_state", policy_.state_dict())
+                .add("trigger_count", trigger_count_)
+                .add("last_evaluated_step",
+                     last_evaluated_step_ ? json(*last_evaluated_step_) : json(nullptr))
+                .build();
         });
     const auto policy_state = received.find("policy_state");
     if (policy_state == received.end() || !policy_state->is_object()) {

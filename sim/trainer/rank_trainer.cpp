@@ -290,15 +290,16 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
         stored_callbacks_ = job_.callback_states.refresh_states(stored_callbacks(), callbacks, live);
     }
     resumed_callbacks_ = nullptr;
-    json state = {
-        {"global_step", global_step_},
-        {"epoch",
-         static_cast<double>(global_step_) / static_cast<double>(job_.scenario.trainer.steps_per_epoch)},
-        {"max_steps", job_.scenario.trainer.max_steps},
-        {"eval_steps", job_.scenario.trainer.effective_eval_steps()},
-        {"save_steps", job_.scenario.trainer.save_steps},
-        {"stateful_callbacks", std::move(stored_callbacks_)},  // lent to the document, not copied
-    };
+    // Member by member: an initializer list would build each member twice.
+    json state = json::object();
+    auto& members = state.get_ref<json::object_t&>();
+    members.emplace("global_step", global_step_);
+    members.emplace("epoch", static_cast<double>(global_step_) /
+                                 static_cast<double>(job_.scenario.trainer.steps_per_epoch));
+    members.emplace("max_steps", job_.scenario.trainer.max_steps);
+    members.emplace("eval_steps", job_.scenario.trainer.effective_eval_steps());
+    members.emplace("save_steps", job_.scenario.trainer.save_steps);
+    members.emplace("stateful_callbacks", std::move(stored_callbacks_));  // lent to the document, not copied
     best_.write_to(state);
     std::string bytes;
     try {
