@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "policy/base/json_teardown.hpp"
+
 namespace ckpt::sim {
 
 using nlohmann::json;
@@ -56,6 +58,7 @@ json transformers_refresh(json stored, const json& live) {
     for (const auto& [class_name, state] : live.items()) {
         json& entry = stored[class_name];
         if (!entry.is_array()) {
+            tear_down(entry);  // the replaced state, dropped bottom-up (json_teardown.hpp)
             entry = state;
         } else if (state.is_array()) {
             entry.insert(entry.end(), state.begin(), state.end());
