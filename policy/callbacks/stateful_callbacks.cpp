@@ -120,7 +120,7 @@ std::vector<std::pair<std::string, std::vector<std::size_t>>> group_by_class(
 void assign(CallbackRestorePlan& plan, std::size_t index, SavedState& saved,
             const std::optional<std::string>& configured_key) {
     saved.used = true;
-    nlohmann::json state = saved.state;
+    nlohmann::json state = std::move(saved.state);  // a used state is never read again: taken, not copied
     if (configured_key) {
         state[kStateKeyField] = *configured_key;
     }
