@@ -2,9 +2,12 @@
 // settings let Transformers keep or save another checkpoint than the callback's.
 #include "sim/checks/refusal_checker.hpp"
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/base/json_tree_reader.hpp"
 #include "sim/checks/disk_truth.hpp"
 #include "sim/events/job_constants.hpp"
 
@@ -24,7 +27,11 @@ bool stored_several_of_one_class(const SimFileSystem& fs, const Scenario& scenar
     }
     const auto bytes =
         fs.content_in(FsView::visible, join_path(checkpoint_path(*resume_step), kTrainerStateName));
-    const auto document = bytes ? nlohmann::json::parse(*bytes, nullptr, false) : nlohmann::json();
+    // The simulator's own reader takes the texts it wrote; any other goes to nlohmann, as before.
+    auto simple = bytes ? read_simple_json(*bytes) : std::nullopt;
+    const auto document = simple  ? std::move(*simple)
+                          : bytes ? nlohmann::json::parse(*bytes, nullptr, false)
+                                  : nlohmann::json();
     const auto stored = document.is_object() ? document.find("stateful_callbacks") : document.end();
     if (!document.is_object() || stored == document.end() || !stored->is_object()) {
         return false;
