@@ -128,13 +128,14 @@ void RankTrainer::training_loop() {
             control_.should_evaluate = false;
             control_.should_save = false;
             flow_requested_evaluation_ = false;
-            emit(StepStarted{rank_});
+            emit(step_started_);
             ++global_step_;
             default_flow_on_step_end();
             trigger_->on_step_end(view(), control_);
             maybe_log_save_evaluate();
-            emit(CrashPointPassed{CrashPoint::step_end, rank_});
-            emit(StepFinished{rank_, global_step_});
+            emit(step_end_);
+            std::get<StepFinished>(step_finished_).global_step = global_step_;
+            emit(step_finished_);
             if (control_.should_epoch_stop || control_.should_training_stop) {
                 break;
             }
