@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -83,8 +84,8 @@ bool checkpoint_records_best(FileSystem& fs, const std::string& output_dir, std:
         return false;
     }
     auto document = parse_json_or_discarded(bytes);
-    const auto saved = find_saved_trigger_callback(document);
-    tear_down(document);  // the saved state is a copy; dropped bottom-up (json_teardown.hpp)
+    const auto saved = find_saved_trigger_callback(std::move(document));
+    tear_down(document);  // what is left of it, dropped bottom-up (json_teardown.hpp)
     if (!saved) {
         return true;
     }

@@ -1,5 +1,7 @@
 // TriggerCallback as an ExportableState: exactly the seed's "args" and "attributes" keys, and
 // the seed's reconstruction from them.
+#include <utility>
+
 #include "policy/base/errors.hpp"
 #include "policy/base/json_object.hpp"
 #include "policy/base/json_teardown.hpp"
@@ -166,8 +168,8 @@ void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step
         return;  // the trainer itself failed or will fail this resume; the sidecar still applies
     }
     auto document = parse_json_or_discarded(bytes);
-    const auto saved = document.is_object() ? find_saved_trigger_callback(document) : std::nullopt;
-    tear_down(document);  // the saved state is a copy; dropped bottom-up (json_teardown.hpp)
+    const auto saved = document.is_object() ? find_saved_trigger_callback(std::move(document)) : std::nullopt;
+    tear_down(document);  // what is left of it, dropped bottom-up (json_teardown.hpp)
     if (!saved || !saved->state.is_object()) {
         return;  // a checkpoint without this callback's state: start as configured, as Transformers
     }
