@@ -314,8 +314,13 @@ void TriggerCallback::make_checkpoint_durable(std::int64_t step) {
     if (mutants::is_active(Mutant::link_before_checkpoint_fsync)) {
         fs_->fsync_file(join_path(directory, kTrainerStateName));  // only what recovery had
     } else {
+        // One buffer for every entry's path: join_path's text, as neither the directory (joined
+        // above) nor an entry's name has a slash to drop.
+        std::string path = directory + '/';
+        const std::size_t prefix = path.size();
         for (const auto& name : fs_->list_dir(directory)) {
-            const auto path = join_path(directory, name);
+            path.resize(prefix);
+            path += name;
             if (!fs_->is_dir(path)) {
                 fs_->fsync_file(path);
             }

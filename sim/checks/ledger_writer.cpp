@@ -122,7 +122,7 @@ void LedgerWriter::on(const RecoveryFinished&) {
 }
 
 void LedgerWriter::on(const TrainerStateWritten& e) {
-    const auto path = join_path(checkpoint_path(e.step), kTrainerStateName);
+    const auto path = trainer_state_path(e.step);
     const bool durable = fs_.content_equals(FsView::durable, path, e.bytes);
     ledger_.checkpoint_damaged.erase(e.step);
     auto& record = ledger_.checkpoints[e.step];
