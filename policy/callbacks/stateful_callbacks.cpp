@@ -82,10 +82,13 @@ std::map<std::string, std::vector<SavedState>> saved_states(const nlohmann::json
     if (!saved.is_object()) {
         throw ValueError("stateful_callbacks must be a JSON object, got " + saved.dump());
     }
-    for (const auto& [class_name, value] : saved.items()) {
+    for (const auto& [class_name, value] : saved.get_ref<const nlohmann::json::object_t&>()) {
         std::vector<SavedState>& states = by_class[class_name];
-        const nlohmann::json entries = value.is_array() ? value : nlohmann::json::array({value});
-        for (const nlohmann::json& entry : entries) {
+        // A list is read in place and a single state as a list of one, neither copied first.
+        const bool several = value.is_array();
+        const std::size_t count = several ? value.size() : 1;
+        for (std::size_t index = 0; index < count; ++index) {
+            const nlohmann::json& entry = several ? value[index] : value;
             if (!entry.is_object()) {
                 throw ValueError("stateful_callbacks." + class_name + " must hold JSON objects, got " +
                                  entry.dump());
@@ -117,7 +120,7 @@ std::vector<std::pair<std::string, std::vector<std::size_t>>> group_by_class(
 void assign(CallbackRestorePlan& plan, std::size_t index, SavedState& saved,
             const std::optional<std::string>& configured_key) {
     saved.used = true;
-    nlohmann::json state = saved.state;
+    nlohmann::json state = std::move(saved.state);  // a used state is never read again: taken, not copied
     if (configured_key) {
         state[kStateKeyField] = *configured_key;
     }

@@ -2,11 +2,13 @@
 // error messages list the required fields in the seed's order, word for word.
 #include "policy/core/checkpoint_evaluation_decision.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/json_members.hpp"
 #include "policy/base/json_object.hpp"
 #include "policy/python/python_values.hpp"
 
@@ -26,11 +28,14 @@ constexpr std::array<std::pair<DecisionReason, std::string_view>, 10> kReasonNam
     {DecisionReason::tie_ignored, "tie_ignored"},
 }};
 
-// The seed's required set, in the sorted order its error message lists them.
-constexpr std::array<std::string_view, 9> kRequiredFields{
-    "best_score",  "best_step", "evaluation_count", "lower_score_streak", "reason", "score", "should_save",
-    "should_stop", "step",
+// Every member from_dict reads, in ascending order (find_members): the optional
+// best_is_external, then the seed's required set, in the sorted order its error message lists them.
+constexpr std::array<std::string_view, 10> kMembers{
+    "best_is_external", "best_score", "best_step",   "evaluation_count", "lower_score_streak",
+    "reason",           "score",      "should_save", "should_stop",      "step",
 };
+constexpr std::size_t kFirstRequired = 1;
+static_assert(std::is_sorted(kMembers.begin(), kMembers.end()));
 
 }  // namespace
 
@@ -67,37 +72,33 @@ CheckpointEvaluationDecision CheckpointEvaluationDecision::from_dict(const nlohm
     if (!payload.is_object()) {
         throw ValueError("checkpoint evaluation decision must be a mapping");
     }
-    // One search per field: the values are read from where the presence check found them.
-    std::array<const nlohmann::json*, kRequiredFields.size()> values{};
+    const auto values = find_members(payload, kMembers);
     std::string missing;
-    for (std::size_t i = 0; i < kRequiredFields.size(); ++i) {
-        const auto found = payload.find(kRequiredFields[i]);
-        if (found == payload.end()) {
-            missing += (missing.empty() ? "'" : ", '") + std::string(kRequiredFields[i]) + "'";
-        } else {
-            values[i] = &*found;
+    for (std::size_t i = kFirstRequired; i < kMembers.size(); ++i) {
+        if (values[i] == nullptr) {
+            missing += (missing.empty() ? "'" : ", '") + std::string(kMembers[i]) + "'";
         }
     }
     if (!missing.empty()) {
         throw ValueError("checkpoint evaluation decision missing fields: [" + missing + "]");
     }
-    // kRequiredFields' order: best_score, best_step, evaluation_count, lower_score_streak, reason,
-    // score, should_save, should_stop, step. The conversions run in the seed's order, so the
-    // first invalid field is the one whose error is raised.
-    const auto& [best_score, best_step, evaluation_count, lower_score_streak, reason, score, should_save,
-                 should_stop, step] = values;
+    // kMembers' order. The conversions run in the seed's order, so the first invalid field is the
+    // one whose error is raised.
+    const auto& [external, best_score, best_step, evaluation_count, lower_score_streak, reason, score,
+                 should_save, should_stop, step] = values;
     CheckpointEvaluationDecision decision;
     decision.score = python::to_float(*score);
     decision.step = python::to_int(*step);
     decision.should_save = python::truthy(*should_save);
     decision.should_stop = python::truthy(*should_stop);
-    decision.reason = parse_decision_reason(python::str(*reason));
+    // A string names its reason as it is; str() of anything else is its repr.
+    decision.reason = reason->is_string() ? parse_decision_reason(reason->get_ref<const std::string&>())
+                                          : parse_decision_reason(python::str(*reason));
     decision.best_score = python::to_float(*best_score);
     decision.best_step = python::to_int(*best_step);
     decision.lower_score_streak = python::to_int(*lower_score_streak);
     decision.evaluation_count = python::to_int(*evaluation_count);
-    const auto external = payload.find("best_is_external");
-    decision.best_is_external = external != payload.end() && python::truthy(*external);
+    decision.best_is_external = external != nullptr && python::truthy(*external);
     return decision;
 }
 

@@ -1,8 +1,12 @@
 // The seed's JSON format for CheckpointEvaluationPolicy: state_dict, load_state_dict and
 // from_state_dict. The rules and messages are the seed's, including its Python coercions.
+#include <algorithm>
+#include <array>
 #include <string>
+#include <string_view>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/json_members.hpp"
 #include "policy/base/json_object.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/core/checkpoint_evaluation_policy.hpp"
@@ -33,24 +37,39 @@ json state_to_json(const CheckpointEvaluationState& state) {
         .build();
 }
 
+// The members a state payload may hold, in ascending order (find_members).
+constexpr std::array<std::string_view, 6> kStateMembers{
+    "best_is_external", "best_score", "best_step", "evaluation_count", "lower_score_streak", "stop_requested",
+};
+static_assert(std::is_sorted(kStateMembers.begin(), kStateMembers.end()));
+
 // Builds the state the way the seed's dataclass constructor does: best_score and best_step are
-// taken as given (validated next), the counters through int() and the flags through bool().
+// taken as given (validated next), the counters through int() and the flags through bool(). A
+// missing member reads as the dataclass default.
 CheckpointEvaluationState state_from_json(const json& raw) {
+    static const json zero = 0;
+    static const json no = false;
+    const auto [best_is_external, best_score, best_step, evaluation_count, lower_score_streak,
+                stop_requested] = find_members(raw, kStateMembers);
     CheckpointEvaluationState state;
-    const auto best_score = get_or(raw, "best_score", nullptr);
-    const auto best_step = get_or(raw, "best_step", nullptr);
-    state.lower_score_streak = python::to_int(get_or(raw, "lower_score_streak", 0));
-    state.evaluation_count = python::to_int(get_or(raw, "evaluation_count", 0));
-    state.stop_requested = python::truthy(get_or(raw, "stop_requested", false));
-    state.best_is_external = python::truthy(get_or(raw, "best_is_external", false));
-    if (!best_score.is_null()) {
-        state.best_score = coerce_finite_score(best_score);
+    state.lower_score_streak = python::to_int(lower_score_streak != nullptr ? *lower_score_streak : zero);
+    state.evaluation_count = python::to_int(evaluation_count != nullptr ? *evaluation_count : zero);
+    state.stop_requested = python::truthy(stop_requested != nullptr ? *stop_requested : no);
+    state.best_is_external = python::truthy(best_is_external != nullptr ? *best_is_external : no);
+    if (best_score != nullptr && !best_score->is_null()) {
+        state.best_score = coerce_finite_score(*best_score);
     }
-    if (!best_step.is_null()) {
-        state.best_step = coerce_step(best_step);
+    if (best_step != nullptr && !best_step->is_null()) {
+        state.best_step = coerce_step(*best_step);
     }
     return state;
 }
+
+// The members of a state_dict payload, in ascending order (find_members).
+constexpr std::array<std::string_view, 5> kPayloadMembers{
+    "patience", "patience_start_step", "state", "tie_policy", "version",
+};
+static_assert(std::is_sorted(kPayloadMembers.begin(), kPayloadMembers.end()));
 
 }  // namespace
 
@@ -68,15 +87,14 @@ void CheckpointEvaluationPolicy::load_state_dict(const json& payload) {
     if (!payload.is_object()) {
         throw ValueError("checkpoint evaluation state must be a mapping");
     }
-    if (const auto version = payload.find("version");
-        version != payload.end() && !python::equals_int(*version, kStateVersion)) {
+    const auto [patience, start, nested, tie, version] = find_members(payload, kPayloadMembers);
+    if (version != nullptr && !python::equals_int(*version, kStateVersion)) {
         throw ValueError("unsupported checkpoint evaluation state version: " + python::repr(*version));
     }
-    if (const auto patience = payload.find("patience");
-        patience != payload.end() && python::to_int(*patience) != settings_.patience) {
+    if (patience != nullptr && python::to_int(*patience) != settings_.patience) {
         throw ValueError("resumed checkpoint evaluation patience does not match configuration");
     }
-    if (const auto tie = payload.find("tie_policy"); tie != payload.end()) {
+    if (tie != nullptr) {
         bool same = false;
         try {
             same = parse_tie_policy(python::str(*tie)) == settings_.tie_policy;
@@ -87,12 +105,10 @@ void CheckpointEvaluationPolicy::load_state_dict(const json& payload) {
             throw ValueError("resumed checkpoint evaluation tie_policy does not match configuration");
         }
     }
-    if (const auto start = payload.find("patience_start_step");
-        start != payload.end() && python::to_int(*start) != settings_.patience_start_step) {
+    if (start != nullptr && python::to_int(*start) != settings_.patience_start_step) {
         throw ValueError("resumed checkpoint evaluation patience_start_step does not match configuration");
     }
-    const auto nested = payload.find("state");
-    const json& raw_state = nested != payload.end() ? *nested : payload;
+    const json& raw_state = nested != nullptr ? *nested : payload;
     if (!raw_state.is_object()) {
         throw ValueError("checkpoint evaluation state payload must contain a state mapping");
     }

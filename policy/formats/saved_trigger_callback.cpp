@@ -2,11 +2,18 @@
 // Lenient: any missing or mistyped step means "no state", never an exception.
 #include "policy/formats/saved_trigger_callback.hpp"
 
+#include <type_traits>
+
 namespace ckpt {
 
 using nlohmann::json;
 
-std::optional<SavedTriggerCallback> find_saved_trigger_callback(const json& trainer_state) {
+namespace {
+
+// The walk, over a document to copy the state from (Json is const json) or to move it out of.
+template <typename Json>
+std::optional<SavedTriggerCallback> saved_state_in(Json& trainer_state) {
+    using Taken = std::conditional_t<std::is_const_v<Json>, const json&, json&&>;
     if (!trainer_state.is_object()) {
         return std::nullopt;
     }
@@ -19,10 +26,21 @@ std::optional<SavedTriggerCallback> find_saved_trigger_callback(const json& trai
         return std::nullopt;
     }
     if (!entry->is_array()) {
-        return SavedTriggerCallback{*entry, 1};
+        return SavedTriggerCallback{static_cast<Taken>(*entry), 1};
     }
     // One callback of the class is the normal case; with several, the first one speaks.
-    return SavedTriggerCallback{entry->empty() ? json() : entry->front(), entry->size()};
+    const std::size_t copies = entry->size();
+    return SavedTriggerCallback{entry->empty() ? json() : json(static_cast<Taken>(entry->front())), copies};
+}
+
+}  // namespace
+
+std::optional<SavedTriggerCallback> find_saved_trigger_callback(const json& trainer_state) {
+    return saved_state_in(trainer_state);
+}
+
+std::optional<SavedTriggerCallback> find_saved_trigger_callback(json&& trainer_state) {
+    return saved_state_in(trainer_state);
 }
 
 json saved_policy_state(const json& saved_state) {

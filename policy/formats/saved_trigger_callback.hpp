@@ -24,6 +24,8 @@ struct SavedTriggerCallback {
 // The trigger callback's saved state in a trainer_state.json document; nothing when the
 // document has no stateful_callbacks object or no entry for the class.
 std::optional<SavedTriggerCallback> find_saved_trigger_callback(const nlohmann::json& trainer_state);
+// The same from a document given up: the state is moved out of it, not copied.
+std::optional<SavedTriggerCallback> find_saved_trigger_callback(nlohmann::json&& trainer_state);
 
 // attributes.checkpoint_eval_state of a saved state (the policy's state_dict), or null.
 nlohmann::json saved_policy_state(const nlohmann::json& saved_state);

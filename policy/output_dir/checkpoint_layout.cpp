@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/base/plain_json.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
@@ -81,7 +83,9 @@ bool checkpoint_records_best(FileSystem& fs, const std::string& output_dir, std:
     } catch (const FileSystemError&) {
         return false;
     }
-    const auto saved = find_saved_trigger_callback(parse_json_or_discarded(bytes));
+    auto document = parse_json_or_discarded(bytes);
+    const auto saved = find_saved_trigger_callback(std::move(document));
+    tear_down(document);  // what is left of it, dropped bottom-up (json_teardown.hpp)
     if (!saved) {
         return true;
     }

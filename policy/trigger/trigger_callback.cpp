@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/json_object.hpp"
+#include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/formats/sidecar_format.hpp"
 #include "policy/output_dir/atomic_write.hpp"
@@ -166,16 +168,18 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
 
     // Load inside the same broadcast envelope as its result: a rank 0 that rejected a corrupt
     // sidecar before a separate broadcast would leave every worker waiting.
-    const auto received = run_on_rank_zero_and_share_outcome(
+    auto received = run_on_rank_zero_and_share_outcome(
         *collective_, is_rank_zero(), "sidecar policy restore", [this, &state]() -> json {
             remove_leftover_temp_files();
             restore_own_state_from_checkpoint(state.global_step);
             const bool loaded = load(/*is_world_process_zero=*/true);
-            return {
-                {"loaded", loaded},
-                {"policy_state", policy_.state_dict()},
-                {"trigger_count", trigger_count_},
-                {"last_evaluated_step", last_evaluated_step_ ? json(*last_evaluated_step_) : json(nullptr)}};
+            return JsonObject()
+                .add("loaded", loaded)
+                .add("policy_state", policy_.state_dict())
+                .add("trigger_count", trigger_count_)
+                .add("last_evaluated_step",
+                     last_evaluated_step_ ? json(*last_evaluated_step_) : json(nullptr))
+                .build();
         });
     const auto policy_state = received.find("policy_state");
     if (policy_state == received.end() || !policy_state->is_object()) {
@@ -196,6 +200,7 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
     // Every rank skips the same replayed save events, or the ranks would disagree on whether
     // an evaluation round (and its collectives) happens.
     adopt_replay_horizon(received);
+    tear_down(received);  // read; dropped bottom-up (json_teardown.hpp)
 
     policy_stop_requested_ = policy_.state().stop_requested;
     if (policy_stop_requested_ && !mutants::is_active(Mutant::stop_not_restored)) {
@@ -309,8 +314,13 @@ void TriggerCallback::make_checkpoint_durable(std::int64_t step) {
     if (mutants::is_active(Mutant::link_before_checkpoint_fsync)) {
         fs_->fsync_file(join_path(directory, kTrainerStateName));  // only what recovery had
     } else {
+        // One buffer for every entry's path: join_path's text, as neither the directory (joined
+        // above) nor an entry's name has a slash to drop.
+        std::string path = directory + '/';
+        const std::size_t prefix = path.size();
         for (const auto& name : fs_->list_dir(directory)) {
-            const auto path = join_path(directory, name);
+            path.resize(prefix);
+            path += name;
             if (!fs_->is_dir(path)) {
                 fs_->fsync_file(path);
             }

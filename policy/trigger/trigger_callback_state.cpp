@@ -1,7 +1,10 @@
 // TriggerCallback as an ExportableState: exactly the seed's "args" and "attributes" keys, and
 // the seed's reconstruction from them.
+#include <utility>
+
 #include "policy/base/errors.hpp"
 #include "policy/base/json_object.hpp"
+#include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/base/plain_json.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
@@ -164,8 +167,9 @@ void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step
     } catch (const FileSystemError&) {
         return;  // the trainer itself failed or will fail this resume; the sidecar still applies
     }
-    const auto document = parse_json_or_discarded(bytes);
-    const auto saved = document.is_object() ? find_saved_trigger_callback(document) : std::nullopt;
+    auto document = parse_json_or_discarded(bytes);
+    const auto saved = document.is_object() ? find_saved_trigger_callback(std::move(document)) : std::nullopt;
+    tear_down(document);  // what is left of it, dropped bottom-up (json_teardown.hpp)
     if (!saved || !saved->state.is_object()) {
         return;  // a checkpoint without this callback's state: start as configured, as Transformers
     }

@@ -210,12 +210,12 @@ void CallbacksChecker::on(const TrainerStateWritten& e) {
     }
     // The event carries the live export (the appending refresh's stale entries are not in it).
     const auto where = "written into checkpoint-" + std::to_string(e.step);
-    if (auto finding = counters_finding(e.callback_states, running_.models, where)) {
+    if (auto finding = counters_finding(*e.callback_states, running_.models, where)) {
         context_.violate(Property::P10, *finding);
     } else if (layout_judged_step_ != e.step) {
         // Once per write: the event comes again, with the same export, once the file is durable.
         layout_judged_step_ = e.step;
-        if (auto layout = stateful_callbacks_finding(e.callback_states, expected_export())) {
+        if (auto layout = stateful_callbacks_finding(*e.callback_states, expected_export())) {
             context_.violate(Property::P10, "stateful_callbacks " + where + ": " + *layout);
         }
     }
@@ -274,10 +274,10 @@ void CallbacksChecker::on(const CallbacksRestored& e) {
         return;
     }
     if (configuration_unchanged_) {
-        if (!restored_as_held(e.restored_states, record->second.callback_states)) {
+        if (!restored_as_held(e.restored_states, *record->second.callback_states)) {
             restore_findings_.push_back("callbacks restored from checkpoint-" + std::to_string(e.step) +
                                         " as " + e.restored_states.dump() + " but held " +
-                                        record->second.callback_states.dump() + " when it was written");
+                                        record->second.callback_states->dump() + " when it was written");
         }
         if (!e.warnings.empty()) {
             restore_findings_.push_back("restoring an unchanged configuration warned: " + e.warnings.front());

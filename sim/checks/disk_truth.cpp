@@ -62,12 +62,14 @@ std::string checkpoint_path(std::int64_t step) {
     return join_path(kOutputDir, checkpoint_dir_name(step));
 }
 
-// Built in one buffer: the crash-point checks ask for it at every passage that found a change.
+// join_path(checkpoint_path(step), kTrainerStateName) built in one buffer, allocated once (neither
+// part has a slash to drop): the crash-point checks ask for it at every passage that found a change.
 std::string trainer_state_path(std::int64_t step) {
-    std::string path = checkpoint_path(step);
-    path.reserve(path.size() + 1 + std::string_view(kTrainerStateName).size());
-    path += '/';
-    path += kTrainerStateName;
+    const std::string directory = checkpoint_dir_name(step);
+    const std::string_view root = kOutputDir;
+    std::string path;
+    path.reserve(root.size() + 1 + directory.size() + 1 + kTrainerStateName.size());
+    path.append(root).append(1, '/').append(directory).append(1, '/').append(kTrainerStateName);
     return path;
 }
 

@@ -54,10 +54,11 @@ struct CheckpointRecord {
     int incarnation = 0;
     double score = 0.0;                      // the evaluation that decided to save it
     CheckpointEvaluationState policy_state;  // the trigger callback's policy state when written
-    nlohmann::json callback_states;          // every stateful callback's live state() when written
-    std::string trainer_state_bytes;         // exactly what was written to trainer_state.json
-    bool durable = false;                    // the write returned and the durable view holds it
-    int node = kRootNode;                    // the decision whose state it holds
+    // Every stateful callback's live state() when written: the trainer's export itself, shared.
+    std::shared_ptr<const nlohmann::json> callback_states;
+    std::string trainer_state_bytes;  // exactly what was written to trainer_state.json
+    bool durable = false;             // the write returned and the durable view holds it
+    int node = kRootNode;             // the decision whose state it holds
     // The disk's own bytes, seen equal to trainer_state_bytes when the record was made: a view
     // still holding these very bytes holds the record's (SimFileSystem::content_equals).
     std::shared_ptr<const std::string> bytes_on_disk;

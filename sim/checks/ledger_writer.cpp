@@ -122,16 +122,19 @@ void LedgerWriter::on(const RecoveryFinished&) {
 }
 
 void LedgerWriter::on(const TrainerStateWritten& e) {
-    const auto path = join_path(checkpoint_path(e.step), kTrainerStateName);
+    const auto path = trainer_state_path(e.step);
     const bool durable = fs_.content_equals(FsView::durable, path, e.bytes);
     ledger_.checkpoint_damaged.erase(e.step);
     auto& record = ledger_.checkpoints[e.step];
     // The second report of one write (once fsynced) only changes durability: comparing is
-    // cheaper than copying the callback states and the bytes again.
+    // cheaper than copying the bytes again. The record shares the trainer's export, so that
+    // report hands over the very same states and only another export is compared member-wise.
     const bool same_write =
         record.step == e.step && record.incarnation == incarnation_ && record.score == e.score &&
         record.trainer_state_bytes == e.bytes && record.policy_state == ledger_.current_state &&
-        record.callback_states == e.callback_states && record.node == ledger_.current_node;
+        (record.callback_states == e.callback_states ||
+         (record.callback_states != nullptr && *record.callback_states == *e.callback_states)) &&
+        record.node == ledger_.current_node;
     if (!same_write) {
         record = CheckpointRecord{e.step,
                                   incarnation_,

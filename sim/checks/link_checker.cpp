@@ -81,12 +81,9 @@ void LinkChecker::on(const Committed& e) {
     }
 }
 
-void LinkChecker::on(const CrashPointPassed& e) {
-    if (e.rank != 0) {
-        return;
-    }
+void LinkChecker::rank_zero_crash_point(CrashPoint point) {
     // The callback's sidecar operations pass this point just before they happen.
-    if (in_commit_ && e.point == CrashPoint::inside_sidecar_write && !commit_linked_) {
+    if (in_commit_ && point == CrashPoint::inside_sidecar_write && !commit_linked_) {
         commit_sidecar_before_link_ = true;
     }
     const auto& fs = context_.fs;

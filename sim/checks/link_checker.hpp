@@ -18,7 +18,12 @@ class LinkChecker {
 
     void on(const IncarnationBegan&);
     void on(const LinkPublished& e);
-    void on(const CrashPointPassed& e);
+    // Rank 0's crash points only; the other ranks' (one per step each) cost no call.
+    void on(const CrashPointPassed& e) {
+        if (e.rank == 0) {
+            rank_zero_crash_point(e.point);
+        }
+    }
     void on(const JobFinished&);
     void on(const SaveCallbackStarted& e) noexcept;
     void on(const Committed& e);
@@ -28,6 +33,7 @@ class LinkChecker {
     std::uint64_t save_window_dangling() const noexcept { return save_window_dangling_; }
 
   private:
+    void rank_zero_crash_point(CrashPoint point);
     void check_retention_at_end(std::int64_t link);
 
     const CheckerContext& context_;

@@ -3,9 +3,12 @@
 #include "sim/checks/refusal_checker.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "policy/output_dir/checkpoint_layout.hpp"
+#include "sim/base/json_tree_reader.hpp"
 #include "sim/checks/disk_truth.hpp"
 #include "sim/events/job_constants.hpp"
 
@@ -21,7 +24,11 @@ constexpr std::string_view kCallbackMetric = "score";
 nlohmann::json stored_stateful_callbacks(const SimFileSystem& fs, std::int64_t resume_step) {
     const auto bytes =
         fs.content_in(FsView::visible, join_path(checkpoint_path(resume_step), kTrainerStateName));
-    auto document = bytes ? nlohmann::json::parse(*bytes, nullptr, false) : nlohmann::json();
+    // The simulator's own reader takes the texts it wrote; any other goes to nlohmann.
+    auto simple = bytes ? read_simple_json(*bytes) : std::nullopt;
+    auto document = simple  ? std::move(*simple)
+                    : bytes ? nlohmann::json::parse(*bytes, nullptr, false)
+                            : nlohmann::json();
     const auto stored = document.is_object() ? document.find("stateful_callbacks") : document.end();
     return document.is_object() && stored != document.end() && stored->is_object() ? std::move(*stored)
                                                                                    : nlohmann::json();

@@ -65,8 +65,8 @@ void RetainedBestChecker::on(const TrainBegan&) noexcept {
     checked_at_ = {UINT64_MAX, UINT64_MAX};
 }
 
-void RetainedBestChecker::on(const CrashPointPassed& e) {
-    if (e.rank != 0 || context_.save_window.open() || repair_pending_) {
+void RetainedBestChecker::rank_zero_crash_point(CrashPoint point) {
+    if (context_.save_window.open() || repair_pending_) {
         return;
     }
     for (const auto view : {FsView::visible, FsView::durable}) {
@@ -77,7 +77,7 @@ void RetainedBestChecker::on(const CrashPointPassed& e) {
         if (signature != checked) {
             checked = signature;
             if (!reported_) {
-                check_view(view, recovery_ran_, to_string(e.point));
+                check_view(view, recovery_ran_, to_string(point));
             }
         }
     }

@@ -27,10 +27,16 @@ class RetainedBestChecker {
     void on(const IoErrorInjected&) noexcept { repair_pending_ = true; }
     void on(const Committed& e) noexcept;
     void on(const TrainBegan&) noexcept;
-    void on(const CrashPointPassed& e);
+    // Rank 0's crash points only; the other ranks' (one per step each) cost no call.
+    void on(const CrashPointPassed& e) {
+        if (e.rank == 0) {
+            rank_zero_crash_point(e.point);
+        }
+    }
     void on(const auto&) noexcept {}
 
   private:
+    void rank_zero_crash_point(CrashPoint point);
     // One view's checkpoint directories, as this checker lists and reads them.
     struct Survivor {
         std::int64_t step = 0;

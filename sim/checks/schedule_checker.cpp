@@ -43,10 +43,7 @@ void ScheduleChecker::open(Window window, bool save_event) {
     expected_ = save_event && !replayed_ && !stop_at_open_ ? 1 : 0;
 }
 
-void ScheduleChecker::on(const StepStarted& e) {
-    if (e.rank != 0) {
-        return;
-    }
+void ScheduleChecker::rank_zero_step_started() {
     // Evaluations after a step end that no epoch end followed (too many were reported already).
     if (window_ == Window::epoch_end && evaluations_ > 0 && evaluations_ <= expected_) {
         context_.violate(Property::P13, "an evaluation at step " + std::to_string(step_) +
@@ -81,11 +78,8 @@ void ScheduleChecker::report(const char* what) const {
                                         " but " + std::to_string(evaluations_) + " evaluations");
 }
 
-void ScheduleChecker::on(const StepFinished& e) {
-    if (e.rank != 0) {
-        return;
-    }
-    step_ = e.global_step;
+void ScheduleChecker::rank_zero_step_finished(std::int64_t global_step) {
+    step_ = global_step;
     if (window_ == Window::step_end && evaluations_ < expected_) {
         report("the step end");
     }

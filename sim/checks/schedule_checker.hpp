@@ -19,20 +19,31 @@ class ScheduleChecker {
     void on(const IncarnationBegan& e);
     // The stop the ledger says the resume restored binds the incarnation from its start.
     void on(const TrainBegan&) noexcept { stop_in_force_ = context_.ledger.expected_state.stop_requested; }
-    void on(const StepStarted& e);
+    // Rank 0's windows only; the other ranks' steps (most events of a run) cost no call.
+    void on(const StepStarted& e) {
+        if (e.rank == 0) {
+            rank_zero_step_started();
+        }
+    }
     void on(const EvaluationStarted& e);
     // The ledger writer decided this evaluation before the checkers see it.
     void on(const EvaluationScored&) noexcept {
         const auto& decision = context_.ledger.last_decision;
         stop_in_force_ = stop_in_force_ || (decision && decision->should_stop);
     }
-    void on(const StepFinished& e);
+    void on(const StepFinished& e) {
+        if (e.rank == 0) {
+            rank_zero_step_finished(e.global_step);
+        }
+    }
     void on(const EpochEnded& e);
     void on(const auto&) noexcept {}
 
   private:
     enum class Window : std::uint8_t { none, step_end, epoch_end };
 
+    void rank_zero_step_started();
+    void rank_zero_step_finished(std::int64_t global_step);
     bool step_end_saves(std::int64_t step) const noexcept;
     void open(Window window, bool save_event);
     void report(const char* what) const;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -175,11 +176,13 @@ struct CheckpointStarted {
     std::int64_t step = 0;
 };
 // trainer_state.json of checkpoint-`step` was written (and, the second time, fsynced).
+// callback_states is never null; it is shared, not copied, so the ledger keeps the trainer's
+// own export and the second report of one write is recognised without a deep compare.
 struct TrainerStateWritten {
     std::int64_t step = 0;
     double score = 0.0;
     const CheckpointEvaluationState& policy_state;
-    const nlohmann::json& callback_states;
+    std::shared_ptr<const nlohmann::json> callback_states;
     std::string_view bytes;
 };
 // The rotation after a checkpoint write begins: the save window opens.

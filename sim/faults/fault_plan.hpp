@@ -55,6 +55,8 @@ class FaultPlan {
     void on(const RankStateShared& e) noexcept;
     void on(const auto&) noexcept {}
 
+    // Tested after every event, most often with nothing due: one test, no copy.
+    bool has_due() const noexcept { return due_.has_value(); }
     std::optional<DueFault> take_due() noexcept {
         auto due = due_;
         due_.reset();

@@ -16,6 +16,15 @@ namespace ckpt::sim {
 
 using nlohmann::json;
 
+namespace {
+
+// The export of a trainer_state.json write, shared with the ledger's record (not copied).
+std::shared_ptr<const json> shared_export(json&& states) {
+    return std::make_shared<const json>(std::move(states));
+}
+
+}  // namespace
+
 RankTrainer::RankTrainer(TrainerJob& job, int rank)
     : job_(job), rank_(rank), collective_(job.scheduler, rank) {
     build_callbacks();
@@ -142,14 +151,15 @@ void RankTrainer::training_loop() {
             control_.should_evaluate = false;
             control_.should_save = false;
             flow_requested_evaluation_ = false;
-            emit(StepStarted{rank_});
+            emit(step_started_);
             ++global_step_;
             control_ = default_flow(global_step_, control_);
             flow_requested_evaluation_ = control_.should_evaluate;
             trigger_->on_step_end(view(), control_, *this);
             maybe_log_save_evaluate();
-            emit(CrashPointPassed{CrashPoint::step_end, rank_});
-            emit(StepFinished{rank_, global_step_});
+            emit(step_end_);
+            std::get<StepFinished>(step_finished_).global_step = global_step_;
+            emit(step_finished_);
             if (control_.should_epoch_stop || control_.should_training_stop) {
                 break;
             }
@@ -305,15 +315,16 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
         stored_callbacks_ = job_.callback_states.refresh_states(stored_callbacks(), callbacks, live);
     }
     resumed_callbacks_ = nullptr;
-    json state = {
-        {"global_step", global_step_},
-        {"epoch",
-         static_cast<double>(global_step_) / static_cast<double>(job_.scenario.trainer.steps_per_epoch)},
-        {"max_steps", job_.scenario.trainer.max_steps},
-        {"eval_steps", job_.scenario.trainer.effective_eval_steps()},
-        {"save_steps", job_.scenario.trainer.save_steps},
-        {"stateful_callbacks", std::move(stored_callbacks_)},  // lent to the document, not copied
-    };
+    // Member by member: an initializer list would build each member twice.
+    json state = json::object();
+    auto& members = state.get_ref<json::object_t&>();
+    members.emplace("global_step", global_step_);
+    members.emplace("epoch", static_cast<double>(global_step_) /
+                                 static_cast<double>(job_.scenario.trainer.steps_per_epoch));
+    members.emplace("max_steps", job_.scenario.trainer.max_steps);
+    members.emplace("eval_steps", job_.scenario.trainer.effective_eval_steps());
+    members.emplace("save_steps", job_.scenario.trainer.save_steps);
+    members.emplace("stateful_callbacks", std::move(stored_callbacks_));  // lent to the document, not copied
     best_.write_to(state);
     std::string bytes;
     try {
@@ -334,7 +345,7 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     // move; both events read them from there.
     last_trainer_state_ =
         LastTrainerState{global_step_, last_decision_score_, trigger_->reported_policy_state(),
-                         std::move(live), std::move(bytes)};
+                         shared_export(std::move(live)), std::move(bytes)};
     const auto& last = *last_trainer_state_;
     const TrainerStateWritten written{last.step, last.score, last.policy_state, last.callback_states,
                                       last.bytes};

@@ -107,13 +107,18 @@ class RankTrainer final : private StepOutlook {
     // Whether DefaultFlowCallback asked for this step's (or epoch end's) evaluation, so an
     // evaluation nobody in the trainer asked for is still told apart.
     bool flow_requested_evaluation_ = false;
+    // The three events of every step, built once: an Event made for each emit costs a construction
+    // and a destructor call through the variant's table, on the run's most frequent events.
+    Event step_started_{StepStarted{rank_}};
+    Event step_end_{CrashPointPassed{CrashPoint::step_end, rank_}};
+    Event step_finished_{StepFinished{rank_, 0}};
 
     // The last trainer_state.json written, reported again after on_save (see on_save).
     struct LastTrainerState {
         std::int64_t step = 0;
         double score = 0.0;
         CheckpointEvaluationState policy_state;
-        nlohmann::json callback_states;
+        std::shared_ptr<const nlohmann::json> callback_states;  // shared with the ledger's record
         std::string bytes;
     };
     std::optional<LastTrainerState> last_trainer_state_;

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+
 namespace ckpt::sim {
 
 using nlohmann::json;

@@ -2,6 +2,7 @@
 // the ranks, and what its end means (a crash, a hang, a failure an operator remedies, the end).
 #include <algorithm>
 
+#include "policy/base/json_teardown.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/output_dir/resume_point.hpp"
 #include "sim/checks/disk_truth.hpp"
@@ -205,6 +206,7 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
         callback_identity_ = external_triggers->identity();
     }
     emit(IncarnationEnded{});
+    tear_down(job.resume_trainer_state);  // every rank is gone; dropped bottom-up (json_teardown.hpp)
     return ended;
 }
 

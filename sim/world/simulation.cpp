@@ -66,10 +66,12 @@ void ScenarioSimulation::emit(const Event& event) {
             }
         },
         event);
-    if (const auto due = world_.faults.take_due()) {
-        CKPT_ASSERT(scheduler_ != nullptr);
-        world_.faults.execute(*due, {world_.fs, world_.ledger, *scheduler_, *this});
+    if (!world_.faults.has_due()) {
+        return;
     }
+    const auto due = world_.faults.take_due();
+    CKPT_ASSERT(scheduler_ != nullptr);
+    world_.faults.execute(*due, {world_.fs, world_.ledger, *scheduler_, *this});
 }
 
 ScenarioResult ScenarioSimulation::run() {

@@ -2,6 +2,7 @@
 // again (issue 14): not while the durable view or a published link still names it, and a
 // retired checkpoint keeps the score a link published to it is judged by.
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -49,7 +50,8 @@ class LedgerRetirement : public ::testing::Test {
     PolicySettings settings_;
     LedgerWriter writer_{settings_, fs_, ledger_};
     CheckpointEvaluationState state_;
-    nlohmann::json callbacks_ = nlohmann::json::object();
+    std::shared_ptr<const nlohmann::json> callbacks_ =
+        std::make_shared<const nlohmann::json>(nlohmann::json::object());
 };
 
 TEST_F(LedgerRetirement, ARemovedCheckpointIsRetiredOnceNoPowerLossCanBringItBack) {
