@@ -75,14 +75,13 @@ class AheadTest(unittest.TestCase):
         # The simulator times each call from its own wait: step 1's end must arrive while the call
         # run ahead after it (step 3) never ends.
         sim = FakeSim(PROBE)
+        self.addCleanup(sim.process.kill)  # the spinning process must not outlive the test, pass or fail
         sim.ready()
         sim.begin({"action": "spin_at_step_3"})
         sim.send({"t": "call", "id": 50, "fn": "on_step_end", "now_ms": 1, "state": dict(STATE, global_step=1),
                   "control": CONTROL, "ahead": self.steps(3)})
         end = sim.receive()
         self.assertEqual((end["t"], end["id"]), ("return", 50))
-        sim.process.kill()
-        sim.wait()
 
     def test_a_malformed_ahead_is_a_harness_error(self):
         sim = FakeSim(PROBE)
