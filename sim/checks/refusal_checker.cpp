@@ -18,9 +18,8 @@ namespace {
 // The callback's own metric: what Transformers may track without a best of its own.
 constexpr std::string_view kCallbackMetric = "score";
 
-// Transformers' stored stateful_callbacks, as the resume's checkpoint holds them: a list under a
-// class name is several callbacks of that class. A fresh start stores the live callbacks, keyed by
-// class name whatever their own state keys: several early-stopping callbacks are one list.
+// Transformers' stored stateful_callbacks, as the resume's checkpoint holds them, keyed by class
+// name whatever the callbacks' own state keys (null when missing or unreadable).
 nlohmann::json stored_stateful_callbacks(const SimFileSystem& fs, std::int64_t resume_step) {
     const auto bytes =
         fs.content_in(FsView::visible, join_path(checkpoint_path(resume_step), kTrainerStateName));
@@ -34,12 +33,8 @@ nlohmann::json stored_stateful_callbacks(const SimFileSystem& fs, std::int64_t r
                                                                                    : nlohmann::json();
 }
 
-bool stored_several_of_one_class(const SimFileSystem& fs, const Scenario& scenario,
-                                 std::optional<std::int64_t> resume_step) {
-    if (!resume_step) {
-        return scenario.callbacks.early_stopping_callbacks >= 2;
-    }
-    const auto stored = stored_stateful_callbacks(fs, *resume_step);
+// A list under a class name is several callbacks of that class.
+bool several_of_one_class(const nlohmann::json& stored) {
     return std::any_of(stored.begin(), stored.end(),
                        [](const nlohmann::json& entry) { return entry.is_array(); });
 }
@@ -48,12 +43,7 @@ bool stored_several_of_one_class(const SimFileSystem& fs, const Scenario& scenar
 // configuration with early-stopping callbacks the checkpoint stores none of raises KeyError at the
 // first save. Only they can be missing: the trigger callback and TrainerControl are configured in
 // every incarnation, under one class name each, so every checkpoint the job writes stores them.
-bool checkpoint_lacks_early_stopping(const SimFileSystem& fs, const Scenario& scenario,
-                                     std::optional<std::int64_t> resume_step) {
-    if (!resume_step || configured_callbacks(scenario.callbacks, true).early_stopping.empty()) {
-        return false;
-    }
-    const auto stored = stored_stateful_callbacks(fs, *resume_step);
+bool lacks_early_stopping(const nlohmann::json& stored) {
     return stored.is_object() && !stored.contains("EarlyStoppingCallback");
 }
 
@@ -85,15 +75,24 @@ std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_
 
 void RefusalChecker::on(const IncarnationBegan& e) {
     const auto& trainer = context_.scenario.trainer;
-    // The stored states are read (a parse of the resume's trainer_state.json) only when the rule
-    // that needs them could be due.
-    const bool appended_restore = trainer.restore_callback_states_from_checkpoint &&
-                                  trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
     const bool appends = trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
-    due_ = due_refusal(
-        trainer,
-        appended_restore && stored_several_of_one_class(context_.fs, context_.scenario, e.resume_step),
-        appends && checkpoint_lacks_early_stopping(context_.fs, context_.scenario, e.resume_step));
+    const bool appended_restore = appends && trainer.restore_callback_states_from_checkpoint;
+    if (!e.resume_step) {
+        // A fresh start stores the live callbacks: several early-stopping callbacks are one list.
+        due_ = due_refusal(trainer,
+                           appended_restore && context_.scenario.callbacks.early_stopping_callbacks >= 2);
+        return;
+    }
+    // The resume's trainer_state.json is parsed once, and only when a rule that reads it could be due.
+    const bool early_stopping_configured =
+        !configured_callbacks(context_.scenario.callbacks, true).early_stopping.empty();
+    if (!appended_restore && !(appends && early_stopping_configured)) {
+        due_ = due_refusal(trainer, false);
+        return;
+    }
+    const auto stored = stored_stateful_callbacks(context_.fs, *e.resume_step);
+    due_ = due_refusal(trainer, appended_restore && several_of_one_class(stored),
+                       appends && early_stopping_configured && lacks_early_stopping(stored));
 }
 
 void RefusalChecker::on(const TrainingRefused& e) {

@@ -6,7 +6,6 @@
 #include <map>
 #include <stdexcept>
 
-
 namespace ckpt::sim {
 
 using nlohmann::json;
