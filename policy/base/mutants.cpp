@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 49> kCatalogue{{
+constexpr std::array<MutantInfo, 50> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -115,11 +115,14 @@ constexpr std::array<MutantInfo, 49> kCatalogue{{
     {Mutant::trainer_evaluation_taken_for_save, "trainer_evaluation_taken_for_save",
      "the callback takes an evaluation the trainer's own eval_strategy asked for as a save event, so the "
      "policy counts evaluations outside its schedule"},
+    {Mutant::trainer_best_not_adopted, "trainer_best_not_adopted",
+     "an EarlyStoppingCallback restored from Transformers' own callback's state (a counter, no best) "
+     "ignores TrainerState.best_metric, so its first evaluation resets the restored patience counter"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the
 // "Pending" paragraph of docs/mutation-testing.md says why for each.
-constexpr std::array<MutantInfo, 3> kPending{{
+constexpr std::array<MutantInfo, 4> kPending{{
     {Mutant::dead_link_test_is_dir_only, "dead_link_test_is_dir_only",
      "on_train_begin's recovery keeps a final_checkpoint whose target directory exists but is not a complete "
      "checkpoint (a torn or damaged one)"},
@@ -128,6 +131,10 @@ constexpr std::array<MutantInfo, 3> kPending{{
     {Mutant::shard_index_trusted, "shard_index_trusted",
      "the fixed resume rule takes a non-empty shard index for loadable weights without looking at its "
      "shards, so it resumes from a checkpoint whose shard a power loss tore"},
+    {Mutant::stop_epoch_end_taken_for_replay, "stop_epoch_end_taken_for_replay",
+     "after a resume, an epoch end a new early stop brought forward, below the sidecar's last evaluated "
+     "step, "
+     "is dropped as a replay of a counted save event, so its model is neither evaluated nor saved"},
 }};
 
 // The entry for `matches`, in the catalogue first, then among the pending ones.

@@ -73,7 +73,9 @@ enum class Mutant : std::uint8_t {
     last_rank_skips_commit_barrier,
     seed_sidecar_ignored,
     trainer_evaluation_taken_for_save,
+    trainer_best_not_adopted,
     shard_index_trusted,
+    stop_epoch_end_taken_for_replay,
 };
 
 struct MutantInfo {

@@ -132,6 +132,19 @@ void EarlyStoppingCallback::restore_attributes(const nlohmann::json& attributes)
     }
     patience_counter_ = counter;
     best_metric_ = best;
+    // Transformers' own layout: the counter was counted against TrainerState.best_metric.
+    best_unknown_ =
+        member(attributes, kCounterAttribute) != nullptr && !attributes.contains(kBestMetricAttribute);
+}
+
+void EarlyStoppingCallback::adopt_trainer_best_metric(std::optional<double> trainer_best_metric) {
+    if (!best_unknown_ || mutants::is_active(mutants::Mutant::trainer_best_not_adopted)) {
+        return;
+    }
+    best_unknown_ = false;
+    if (trainer_best_metric && std::isfinite(*trainer_best_metric)) {
+        best_metric_ = trainer_best_metric;
+    }
 }
 
 nlohmann::json EarlyStoppingCallback::state() const {

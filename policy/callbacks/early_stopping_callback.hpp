@@ -24,6 +24,7 @@ namespace ckpt {
 // Transformers compares against TrainerState.best_metric, which the trainer owns. We keep the
 // best metric in our own attributes instead, so the callback is self-contained: its state
 // alone decides the next verdict, and a restore cannot pair a counter with another run's best.
+// A state Transformers' own callback saved has no best: the trainer's is adopted at train begin.
 // Transformers restores attributes with setattr, so the extra "best_metric" attribute is
 // harmless to a real Trainer reading our trainer_state.json.
 class EarlyStoppingCallback final : public ExportableState {
@@ -44,8 +45,17 @@ class EarlyStoppingCallback final : public ExportableState {
     static std::string generated_state_key(int early_stopping_patience, double early_stopping_threshold);
 
     // Transformers' restore: construct from the saved args (so they override the current
-    // configuration), then apply the saved attributes. A saved "state_key" is kept.
+    // configuration), then apply the saved attributes. A saved "state_key" is kept. A state in
+    // Transformers' own layout (a counter and no "best_metric": its callback compares with
+    // TrainerState.best_metric) leaves the best unknown until adopt_trainer_best_metric.
     static EarlyStoppingCallback from_state(const nlohmann::json& state);
+
+    // on_train_begin's part: a callback restored from Transformers' own layout takes
+    // TrainerState.best_metric (in this callback's metric, greater is better; the trainer loaded
+    // it from the same checkpoint) as the best its restored counter was counted against. Without
+    // it, the first evaluation would find nothing to beat and reset the counter (finding 23).
+    // Anything else is left as it is.
+    void adopt_trainer_best_metric(std::optional<double> trainer_best_metric);
 
     std::string class_name() const override { return kClassName; }
     std::optional<std::string> state_key() const override { return state_key_; }
@@ -73,6 +83,7 @@ class EarlyStoppingCallback final : public ExportableState {
     std::optional<std::string> state_key_;
     int patience_counter_ = 0;
     std::optional<double> best_metric_;
+    bool best_unknown_ = false;  // restored from Transformers' own layout, not yet adopted
 };
 
 }  // namespace ckpt

@@ -36,6 +36,9 @@ struct TrainingArguments {
 struct TrainerStateView {
     std::int64_t global_step = 0;
     bool is_world_process_zero = true;
+    // TrainerState.epoch: whole at an epoch's natural end, fractional at an epoch end that a stop
+    // brought forward (the loop broke mid-epoch) or at max_steps mid-epoch.
+    double epoch = 0.0;
 };
 
 }  // namespace ckpt

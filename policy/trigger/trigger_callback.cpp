@@ -59,13 +59,9 @@ bool TriggerCallback::step_is_scheduled(std::int64_t step) const noexcept {
     return config_.regular_steps && step > 0 && step % *config_.regular_steps == 0;
 }
 
-bool TriggerCallback::replays_counted_step(std::int64_t step) const noexcept {
-    return replay_horizon_ && step <= *replay_horizon_ &&
-           !mutants::is_active(Mutant::double_count_replayed_step);
-}
-
-void TriggerCallback::redirect_save_to_evaluate(TrainerControl& control, std::int64_t step,
+void TriggerCallback::redirect_save_to_evaluate(TrainerControl& control, const TrainerStateView& state,
                                                 bool at_epoch_end) noexcept {
+    const auto step = state.global_step;
     // Transformers still calls on_epoch_end after a policy stop, and DefaultFlowCallback may set
     // should_save there: veto it, or the run pays one more evaluation after patience ran out.
     // control.should_training_stop is not the test: it is also true at max_steps, where the
@@ -86,7 +82,7 @@ void TriggerCallback::redirect_save_to_evaluate(TrainerControl& control, std::in
         return;
     }
     control.should_save = false;
-    if (replays_counted_step(step)) {
+    if (at_epoch_end ? replays_counted_epoch_end(state) : replays_counted_step(step)) {
         // Its evaluation was counted before the crash and did not save (trigger_callback.hpp):
         // dropping the save event keeps that one count. should_evaluate is left alone, so an
         // evaluation the user scheduled still runs, outside the policy.
@@ -103,7 +99,7 @@ void TriggerCallback::on_step_end(const TrainerStateView& state, TrainerControl&
         // Gate steps join the same native save-event lifecycle as the regular cadence.
         control.should_save = true;
     }
-    redirect_save_to_evaluate(control, state.global_step, /*at_epoch_end=*/false);
+    redirect_save_to_evaluate(control, state, /*at_epoch_end=*/false);
 }
 
 void TriggerCallback::on_epoch_end(const TrainerStateView& state, TrainerControl& control) noexcept {
@@ -112,7 +108,7 @@ void TriggerCallback::on_epoch_end(const TrainerStateView& state, TrainerControl
         drifted["state"]["lower_score_streak"] = 0;
         policy_.load_state_dict(drifted);
     }
-    redirect_save_to_evaluate(control, state.global_step, /*at_epoch_end=*/true);
+    redirect_save_to_evaluate(control, state, /*at_epoch_end=*/true);
 }
 
 bool TriggerCallback::consume_checkpoint_evaluation() noexcept {

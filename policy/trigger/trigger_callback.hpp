@@ -153,7 +153,12 @@ class TriggerCallback final : public ExportableState {
     void refuse_unsafe_training_args(const TrainingArguments& args) const;
     bool step_is_scheduled(std::int64_t step) const noexcept;
     bool replays_counted_step(std::int64_t step) const noexcept;
-    void redirect_save_to_evaluate(TrainerControl& control, std::int64_t step, bool at_epoch_end) noexcept;
+    // An epoch end a stop brought forward (TrainerState.epoch not whole) is a save event the schedule
+    // does not make: a replay has one the restored history counted only where that history stopped
+    // too, and its evaluation there was the last it made (finding 19).
+    bool replays_counted_epoch_end(const TrainerStateView& state) const noexcept;
+    void redirect_save_to_evaluate(TrainerControl& control, const TrainerStateView& state,
+                                   bool at_epoch_end) noexcept;
     bool best_checkpoint_is_complete();
     void publish_best_checkpoint();
     void commit_saved_checkpoint(std::int64_t step);

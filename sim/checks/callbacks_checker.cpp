@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "sim/checks/disk_truth.hpp"
 #include "sim/checks/exportable_state_layout.hpp"
 #include "sim/checks/reference_policy.hpp"
+#include "sim/checks/top_level_fields.hpp"
 
 namespace ckpt::sim {
 
@@ -23,14 +25,28 @@ void CallbacksChecker::on(const IncarnationBegan& e) {
     // TrainerState holds the states exported when the Trainer was built.
     const auto configured = configured_callbacks(context_.scenario.callbacks, e.resume_step.has_value());
     const auto count = configured.early_stopping.size();
-    running_ = {configured.policy, configured.early_stopping, std::vector<EarlyStoppingModel>(count), {}};
+    running_ = {configured.policy,
+                configured.early_stopping,
+                std::vector<EarlyStoppingModel>(count),
+                {},
+                configured.early_stopping_callback};
     running_.held = {running_.ids, running_.models, count >= 2};
     configuration_unchanged_ = true;
     layout_judged_step_.reset();
     due_refusal_.clear();
     restore_findings_.clear();
+    trainer_best_metric_.reset();
     if (!e.resume_step) {
         return;
+    }
+    // TrainerState.load_from_json: the resumed run's best_metric is what the file on disk says.
+    if (const auto text = context_.fs.content_in(FsView::visible, trainer_state_path(*e.resume_step))) {
+        if (const auto fields = read_top_level_fields(*text, {"best_metric"})) {
+            if (const auto found = fields->find("best_metric");
+                found != fields->end() && found->second.is_number()) {
+                trainer_best_metric_ = found->second.get<double>();
+            }
+        }
     }
     const auto saved = saved_.find(*e.resume_step);
     if (saved == saved_.end()) {
@@ -40,13 +56,17 @@ void CallbacksChecker::on(const IncarnationBegan& e) {
     running_.held = held;  // a resume loads the checkpoint's stateful_callbacks as they are
     // Unchanged: the callbacks the checkpoint was written by, and no class's states kept beyond
     // them (the appending refresh keeps a removed class's, and a restore rightly warns of it).
-    configuration_unchanged_ = saved->second.policy == running_.policy &&
-                               same_callbacks(saved->second.ids, running_.ids) &&
-                               !(saved->second.ids.empty() && !held.ids.empty());
+    configuration_unchanged_ =
+        saved->second.kind == running_.kind && saved->second.policy == running_.policy &&
+        same_callbacks(saved->second.ids, running_.ids) && !(saved->second.ids.empty() && !held.ids.empty());
     due_refusal_ = due_refusal(saved->second, running_);
     if (context_.scenario.trainer.restore_callback_states_from_checkpoint) {
         std::vector<bool> restored;
         running_.models = restored_models(held, running_.ids, restored);
+        if (saved->second.kind == EarlyStoppingCallbackKind::transformers &&
+            running_.kind == EarlyStoppingCallbackKind::port) {
+            adopt_trainer_best(restored);
+        }
         if (context_.scenario.trainer.restored_callbacks_position == RestoredCallbacksPosition::end) {
             move_restored_to_end(restored);
         }
@@ -178,24 +198,6 @@ CallbacksChecker::HeldStates CallbacksChecker::after_save() const {
     return held;
 }
 
-// The rule, greater is better: a finite score strictly above the best by more than the threshold
-// resets the counter, anything else adds one; any strictly better finite score becomes the best.
-// Callback k's threshold is the scenario's early_stopping_threshold times k.
-void CallbacksChecker::on(const MetricsEvaluated& e) {
-    for (std::size_t j = 0; j < running_.models.size(); ++j) {
-        auto& model = running_.models[j];
-        const double threshold = context_.scenario.callbacks.early_stopping_threshold * running_.ids[j];
-        const bool finite = std::isfinite(e.score);
-        const bool strictly_better = finite && (!model.best || e.score > *model.best);
-        const bool improved =
-            finite && (!model.best || (strictly_better && e.score - *model.best > threshold));
-        model.counter = improved ? 0 : model.counter + 1;
-        if (strictly_better) {
-            model.best = e.score;
-        }
-    }
-}
-
 void CallbacksChecker::on(const TrainerStateWritten& e) {
     running_.held = after_save();
     saved_[e.step] = running_;
@@ -236,10 +238,10 @@ ExpectedStatefulCallbacks CallbacksChecker::expected_export() const {
     }
     for (std::size_t j = 0; j < running_.ids.size(); ++j) {
         const int id = running_.ids[j];
-        expected.early_stopping.push_back({options.callbacks.early_stopping_patience + id,
-                                           options.callbacks.early_stopping_threshold * id,
-                                           early_stopping_keyed(options.callbacks, id),
-                                           running_.models[j].counter, running_.models[j].best});
+        expected.early_stopping.push_back(
+            {options.callbacks.early_stopping_patience + id, options.callbacks.early_stopping_threshold * id,
+             early_stopping_keyed(options.callbacks, id), running_.models[j].counter, running_.models[j].best,
+             stock_early_stopping()});
     }
     return expected;
 }
@@ -290,6 +292,10 @@ void CallbacksChecker::on(const CallbacksRestored& e) {
 }
 
 void CallbacksChecker::on(const TrainBegan& e) {
+    // CallbackHandler.on_train_begin clears the stop; the trigger sets it again when the state it
+    // restored had stopped (the ledger's, or unknown to it).
+    stop_in_force_ = context_.ledger.prior_unknown || context_.ledger.current_state.stop_requested;
+    early_stop_requested_ = false;
     for (const auto& finding : restore_findings_) {
         context_.violate(Property::P10, finding);
     }
@@ -313,43 +319,6 @@ void CallbacksChecker::on(const ResumeRefused& e) {
             return;
         }
     }
-}
-
-std::optional<std::string> CallbacksChecker::counters_finding(const json& states,
-                                                              const std::vector<EarlyStoppingModel>& expected,
-                                                              const std::string& where) const {
-    if (expected.empty()) {
-        return std::nullopt;
-    }
-    const auto found = states.find("EarlyStoppingCallback");
-    if (found == states.end()) {
-        return "no EarlyStoppingCallback state " + where;
-    }
-    // One callback of a class is stored bare, several as a list in configuration order (read in
-    // place: this runs at every checkpoint write).
-    const auto entry = [&found](std::size_t j) -> const json* {
-        if (found->is_array()) {
-            return j < found->size() ? &(*found)[j] : nullptr;
-        }
-        return j == 0 ? &*found : nullptr;
-    };
-    for (std::size_t j = 0; j < expected.size(); ++j) {
-        const json* counter = nullptr;
-        if (const json* state = entry(j); state != nullptr && state->is_object()) {
-            const auto attributes = state->find("attributes");
-            if (attributes != state->end() && attributes->is_object() &&
-                attributes->contains("early_stopping_patience_counter")) {
-                counter = &(*attributes)["early_stopping_patience_counter"];
-            }
-        }
-        if (counter == nullptr || !counter->is_number_integer() ||
-            counter->get<std::int64_t>() != expected[j].counter) {
-            return "EarlyStoppingCallback #" + std::to_string(j) + " " + where + " with patience counter " +
-                   (counter ? counter->dump() : std::string("none")) +
-                   ", but its scores on this branch give " + std::to_string(expected[j].counter);
-        }
-    }
-    return std::nullopt;
 }
 
 }  // namespace ckpt::sim

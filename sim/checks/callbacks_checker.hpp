@@ -3,8 +3,10 @@
 // early-stopping counters are recomputed here from the scores the simulator fed every evaluation
 // (the callback's and the trainer's own) on the current branch of history (REFERENCE.md's
 // rule), never read from their own export, and compared with
-// every export written into a checkpoint and with what a resume restored. Every export written
-// into a checkpoint must also be, whole, the checker's own restatement of Transformers' layout
+// every export written into a checkpoint and with what a resume restored: the port's callback
+// against its own best, Transformers' own against TrainerState.best_metric, restated here. An
+// early-stopping callback must stop training exactly when a replayed counter reaches its patience. Every
+// export written into a checkpoint must also be, whole, the checker's own restatement of Transformers' layout
 // (exportable_state_layout.hpp), the trigger's policy state the ledger's.
 #pragma once
 
@@ -30,6 +32,7 @@ class CallbacksChecker {
     void on(const CallbacksRestored& e);
     void on(const TrainBegan& e);
     void on(const ResumeRefused& e);
+    void on(const EarlyStoppingRequested& e) noexcept;
     void on(const auto&) noexcept {}
 
   private:
@@ -51,6 +54,7 @@ class CallbacksChecker {
         std::vector<int> ids;  // early-stopping identities, in callback-list (export) order
         std::vector<EarlyStoppingModel> models;
         HeldStates held;  // what its next trainer_state.json will hold
+        EarlyStoppingCallbackKind kind = EarlyStoppingCallbackKind::port;  // whose early-stopping class
     };
     // Whether the resume from `saved` to `now` must refuse, and the names it must give.
     std::vector<std::string> due_refusal(const Configuration& saved, const Configuration& now) const;
@@ -61,9 +65,14 @@ class CallbacksChecker {
     std::vector<std::optional<std::size_t>> restore_matches(const std::vector<int>& held,
                                                             const std::vector<int>& ids) const;
     void move_restored_to_end(const std::vector<bool>& restored);
+    void adopt_trainer_best(const std::vector<bool>& restored);
     HeldStates after_save() const;
     ExpectedStatefulCallbacks expected_export() const;
     bool restored_as_held(const nlohmann::json& restored, const nlohmann::json& held) const;
+    bool stock_early_stopping() const noexcept;
+    void replay_transformers_rule(double score);
+    void judge_early_stop(std::int64_t step);
+    void replay_port_rule(double score);
     std::optional<std::string> counters_finding(const nlohmann::json& states,
                                                 const std::vector<EarlyStoppingModel>& expected,
                                                 const std::string& where) const;
@@ -76,6 +85,15 @@ class CallbacksChecker {
     std::uint64_t retirements_seen_ = 0;              // Ledger::retirements when saved_ was last pruned
     std::vector<std::string> restore_findings_;       // the last restore's, judged if it trains on
     std::optional<std::int64_t> layout_judged_step_;  // the write whose export was last judged
+    // TrainerState.best_metric as the checker restates it (_determine_best_metric on the tracked
+    // metric, the resumed checkpoint's trainer_state.json on the disk): what Transformers' own
+    // EarlyStoppingCallback compares each metric with.
+    std::optional<double> trainer_best_metric_;
+    // Whether training's stop was already set when an evaluation began (max_steps, an earlier
+    // decision's stop in the ledger, an earlier early stop), so no early-stopping callback could
+    // set it anew; and whether rank 0's did at the evaluation being judged.
+    bool stop_in_force_ = true;
+    bool early_stop_requested_ = false;
 };
 
 }  // namespace ckpt::sim

@@ -33,7 +33,9 @@ json expected_early_stopping_state(const ExpectedEarlyStopping& callback) {
     args["early_stopping_patience"] = callback.patience;
     args["early_stopping_threshold"] = callback.threshold;
     json attributes = json::object();
-    attributes["best_metric"] = callback.best ? json(*callback.best) : json(nullptr);
+    if (!callback.transformers) {
+        attributes["best_metric"] = callback.best ? json(*callback.best) : json(nullptr);
+    }
     attributes["early_stopping_patience_counter"] = callback.counter;
     json state = json::object();
     state["args"] = std::move(args);
@@ -184,11 +186,17 @@ bool matches_early_stopping(const json& live, const ExpectedEarlyStopping& callb
     }
     const auto* patience = member_of(*args, 2, "early_stopping_patience");
     const auto* threshold = member_of(*args, 2, "early_stopping_threshold");
-    const auto* best = member_of(*attributes, 2, "best_metric");
-    const auto* counter = member_of(*attributes, 2, "early_stopping_patience_counter");
+    const std::size_t attribute_count = callback.transformers ? 1 : 2;
+    const auto* counter = member_of(*attributes, attribute_count, "early_stopping_patience_counter");
+    const bool best_as_expected = [&] {
+        if (callback.transformers) {
+            return true;
+        }
+        const auto* best = member_of(*attributes, attribute_count, "best_metric");
+        return best != nullptr && (callback.best ? *best == *callback.best : best->is_null());
+    }();
     return patience != nullptr && *patience == callback.patience && threshold != nullptr &&
-           *threshold == callback.threshold && best != nullptr &&
-           (callback.best ? *best == *callback.best : best->is_null()) && counter != nullptr &&
+           *threshold == callback.threshold && best_as_expected && counter != nullptr &&
            *counter == callback.counter;
 }
 

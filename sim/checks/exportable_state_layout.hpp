@@ -23,6 +23,7 @@ struct ExpectedEarlyStopping {
     bool keyed = false;
     std::int64_t counter = 0;
     std::optional<double> best;
+    bool transformers = false;  // Transformers' own: the counter is its only attribute
 };
 
 struct ExpectedStatefulCallbacks {

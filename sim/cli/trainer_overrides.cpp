@@ -66,13 +66,20 @@ void TrainerOverrides::add_to(CLI::App* command) {
         ->add_option("--weights-shards", weights_shards,
                      "Override how many shards save_pretrained writes the weights in (1: model.safetensors)")
         ->check(CLI::Range(1, 8));
+    command
+        ->add_option(
+            "--early-stopping-callback", early_stopping_callback,
+            "Override which EarlyStoppingCallback runs, on every launch (transformers: Transformers' own, "
+            "without state keys; port: the port's)")
+        ->check(CLI::IsMember(names_of(sim::kEarlyStoppingCallbackKindNames)));
 }
 
 bool TrainerOverrides::any() const noexcept {
     return restore_callback_states_from_checkpoint || checkpoint_fsync || stop_test ||
            resume_from_checkpoint || resume_rule || rotation_order || stateful_callbacks_refresh ||
            restored_callbacks_position || save_strategy || metric_for_best_model || greater_is_better ||
-           load_best_model_at_end || eval_strategy || eval_steps || logging_steps || weights_shards;
+           load_best_model_at_end || eval_strategy || eval_steps || logging_steps || weights_shards ||
+           early_stopping_callback;
 }
 
 void TrainerOverrides::apply(sim::Scenario& scenario) const {
@@ -104,6 +111,16 @@ void TrainerOverrides::apply(sim::Scenario& scenario) const {
             parsed(sim::kRestoredCallbacksPositionNames, restored_callbacks_position);
     }
     apply_best_model_overrides(trainer);
+    if (early_stopping_callback) {
+        auto& callbacks = scenario.callbacks;
+        callbacks.early_stopping_callback =
+            parsed(sim::kEarlyStoppingCallbackKindNames, early_stopping_callback);
+        callbacks.resume_change.early_stopping_callback.reset();
+        if (callbacks.early_stopping_callback == sim::EarlyStoppingCallbackKind::transformers) {
+            callbacks.early_stopping_state_keys = false;  // Lightning's keys are the port's
+            callbacks.early_stopping_mixed_keys = false;
+        }
+    }
 }
 
 void TrainerOverrides::apply_best_model_overrides(sim::TrainerOptions& trainer) const {
@@ -157,6 +174,7 @@ nlohmann::json TrainerOverrides::to_json() const {
     put("eval-steps", eval_steps);
     put("logging-steps", logging_steps);
     put("weights-shards", weights_shards);
+    put("early-stopping-callback", early_stopping_callback);
     return out;
 }
 

@@ -31,6 +31,7 @@ struct TrainerOverrides {
     std::optional<std::int64_t> eval_steps;
     std::optional<std::int64_t> logging_steps;
     std::optional<int> weights_shards;
+    std::optional<std::string> early_stopping_callback;
 
     void add_to(CLI::App* command);
     bool any() const noexcept;

@@ -10,6 +10,7 @@ namespace ckpt::sim {
 ConfiguredCallbacks configured_callbacks(const CallbackOptions& callbacks, bool resumed_from_checkpoint) {
     ConfiguredCallbacks out;
     out.policy = callbacks.policy;
+    out.early_stopping_callback = callbacks.early_stopping_callback;
     out.early_stopping.resize(static_cast<std::size_t>(callbacks.early_stopping_callbacks));
     std::iota(out.early_stopping.begin(), out.early_stopping.end(), 0);
     if (!resumed_from_checkpoint) {
@@ -20,6 +21,9 @@ ConfiguredCallbacks configured_callbacks(const CallbackOptions& callbacks, bool 
     }
     if (callbacks.resume_change.early_stopping) {
         out.early_stopping = *callbacks.resume_change.early_stopping;
+    }
+    if (callbacks.resume_change.early_stopping_callback) {
+        out.early_stopping_callback = *callbacks.resume_change.early_stopping_callback;
     }
     return out;
 }

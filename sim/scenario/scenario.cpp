@@ -1,4 +1,4 @@
-// Scenario files: validation and the JSON form, read field by field so every error names its path
+// Scenario files: the JSON form, read field by field so every error names its path
 // ("faults[2].rank: ..."). Names come from the tables beside each enum (scenario.hpp) and, for the
 // tie policy, from policy/core, so a name is spelled in exactly one place.
 #include "sim/scenario/scenario.hpp"
@@ -121,7 +121,7 @@ json policy_to_json(const PolicySettings& policy) {
 
 ResumeChange resume_change_from_json(const json& document) {
     const Reader r(document, "resume_change");
-    r.reject_unknown({"policy", "early_stopping"});
+    r.reject_unknown({"policy", "early_stopping", "early_stopping_callback"});
     ResumeChange change;
     if (const auto* policy = r.find("policy")) {
         change.policy = policy_from_json(*policy);
@@ -137,6 +137,10 @@ ResumeChange resume_change_from_json(const json& document) {
             }
             change.early_stopping->push_back(id.get<int>());
         }
+    }
+    if (r.find("early_stopping_callback") != nullptr) {
+        change.early_stopping_callback = r.choice("early_stopping_callback", EarlyStoppingCallbackKind::port,
+                                                  kEarlyStoppingCallbackKindNames);
     }
     return change;
 }
@@ -189,59 +193,6 @@ void read_evaluation_options(const Reader& r, TrainerOptions& trainer) {
 }
 
 }  // namespace
-
-void Scenario::validate() const {
-    if (job.ranks < 1 || job.ranks > kMaxRanks) {
-        bad_field("ranks", "must be between 1 and " + std::to_string(kMaxRanks));
-    }
-    if (trainer.max_steps < 1 || trainer.max_steps > kMaxSteps) {
-        bad_field("max_steps", "must be between 1 and " + std::to_string(kMaxSteps));
-    }
-    if (trainer.steps_per_epoch < 1) {
-        bad_field("steps_per_epoch", "must be positive");
-    }
-    if (trainer.save_steps < 1) {
-        bad_field("save_steps", "must be positive");
-    }
-    for (const auto step : callbacks.gate_steps) {
-        if (step < 1) {
-            bad_field("gate_steps", "must contain positive integers");
-        }
-    }
-    if (callbacks.regular_steps && *callbacks.regular_steps < 1) {
-        bad_field("regular_steps", "must be positive");
-    }
-    try {
-        callbacks.policy.validate();
-        if (callbacks.resume_change.policy) {
-            callbacks.resume_change.policy->validate();
-        }
-    } catch (const ckpt::ValueError& error) {
-        bad_field("policy", error.what());
-    }
-    if (trainer.save_total_limit < 1) {
-        bad_field("save_total_limit", "must be positive");
-    }
-    if (callbacks.early_stopping_callbacks < 0 || callbacks.early_stopping_callbacks > 4) {
-        bad_field("early_stopping_callbacks", "must be between 0 and 4");
-    }
-    if (callbacks.early_stopping_mixed_keys && !callbacks.early_stopping_state_keys) {
-        bad_field("early_stopping_mixed_keys", "needs early_stopping_state_keys");
-    }
-    if (callbacks.early_stopping_patience < 1 || callbacks.early_stopping_patience > 1000000) {
-        bad_field("early_stopping_patience", "must be between 1 and 1000000");
-    }
-    if (score.kind == ScoreKind::scripted && score.script.empty()) {
-        bad_field("score.script", "must hold at least one score for the scripted model");
-    }
-    for (std::size_t i = 0; i < faults.size(); ++i) {
-        const auto& fault = faults[i];
-        if (fault.rank >= job.ranks) {
-            bad_field("faults[" + std::to_string(i) + "].rank",
-                      "must name a rank below ranks (" + std::to_string(job.ranks) + ")");
-        }
-    }
-}
 
 json Scenario::to_json() const {
     json faults_json = json::array();
@@ -299,6 +250,10 @@ json Scenario::to_json() const {
     if (callbacks.early_stopping_mixed_keys) {
         out["early_stopping_mixed_keys"] = true;
     }
+    if (callbacks.early_stopping_callback != CallbackOptions{}.early_stopping_callback) {
+        out["early_stopping_callback"] =
+            kEarlyStoppingCallbackKindNames.name(callbacks.early_stopping_callback);
+    }
     if (callbacks.upgraded_across_resume) {
         out["upgraded_across_resume"] = true;
     }
@@ -309,6 +264,10 @@ json Scenario::to_json() const {
         }
         if (callbacks.resume_change.early_stopping) {
             change["early_stopping"] = *callbacks.resume_change.early_stopping;
+        }
+        if (callbacks.resume_change.early_stopping_callback) {
+            change["early_stopping_callback"] =
+                kEarlyStoppingCallbackKindNames.name(*callbacks.resume_change.early_stopping_callback);
         }
     }
     if (!buggify.empty()) {
@@ -353,6 +312,7 @@ Scenario Scenario::from_json(const json& document) {
                       "early_stopping_patience",
                       "early_stopping_threshold",
                       "early_stopping_mixed_keys",
+                      "early_stopping_callback",
                       "upgraded_across_resume",
                       "resume_change",
                       "buggify"});
@@ -403,6 +363,8 @@ Scenario Scenario::from_json(const json& document) {
     s.callbacks.early_stopping_callbacks = r.integer<int>("early_stopping_callbacks", 0, 0, 4);
     s.callbacks.early_stopping_state_keys = r.boolean("early_stopping_state_keys", false);
     s.callbacks.early_stopping_mixed_keys = r.boolean("early_stopping_mixed_keys", false);
+    s.callbacks.early_stopping_callback =
+        r.choice("early_stopping_callback", EarlyStoppingCallbackKind::port, kEarlyStoppingCallbackKindNames);
     s.callbacks.upgraded_across_resume = r.boolean("upgraded_across_resume", false);
     s.callbacks.early_stopping_patience = r.integer<int>("early_stopping_patience", 1000, 1, 1000000);
     if (const auto* score = r.find("score")) {

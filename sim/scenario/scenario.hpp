@@ -42,6 +42,15 @@ inline constexpr auto kEvalStrategyNames = make_enum_names<EvalStrategy>(
     {{EvalStrategy::no, "no"}, {EvalStrategy::steps, "steps"}, {EvalStrategy::epoch, "epoch"}});
 static_assert(kEvalStrategyNames.complete());
 
+// Which EarlyStoppingCallback the trainer runs beside the trigger callback: Transformers' own
+// (trainer_callback.py: compares each metric with TrainerState.best_metric, saves only its
+// counter, asserts at on_train_begin that metric_for_best_model is set and evaluation is on) or
+// the port's exportable one (seeds 000 and 002: keeps its own best, never asserts).
+enum class EarlyStoppingCallbackKind : std::uint8_t { port, transformers };
+inline constexpr auto kEarlyStoppingCallbackKindNames = make_enum_names<EarlyStoppingCallbackKind>(
+    {{EarlyStoppingCallbackKind::port, "port"}, {EarlyStoppingCallbackKind::transformers, "transformers"}});
+static_assert(kEarlyStoppingCallbackKindNames.complete());
+
 // Which checkpoint a new incarnation resumes from: Transformers' get_last_checkpoint (largest N,
 // no completeness check) or the fixed rule (largest complete N).
 enum class ResumeRule : std::uint8_t { transformers, fixed };
@@ -258,7 +267,12 @@ struct ResumeChange {
     // The EarlyStoppingCallbacks, by identity k (patience early_stopping_patience + k, threshold
     // early_stopping_threshold * k), in configuration order: one added, removed or reordered.
     std::optional<std::vector<int>> early_stopping;
-    bool any() const noexcept { return policy.has_value() || early_stopping.has_value(); }
+    // The early-stopping callbacks' class switched: a user adopting the port's callback after
+    // Transformers' own (or back), under the same class name.
+    std::optional<EarlyStoppingCallbackKind> early_stopping_callback;
+    bool any() const noexcept {
+        return policy.has_value() || early_stopping.has_value() || early_stopping_callback.has_value();
+    }
 };
 
 // The callbacks the trainer runs: the seed's trigger callback (its policy and its own schedule)
@@ -268,6 +282,8 @@ struct CallbackOptions {
     std::vector<std::int64_t> gate_steps;
     std::optional<std::int64_t> regular_steps;
     int early_stopping_callbacks = 0;
+    // The older model's callback is the port's; Lightning's state keys exist only on the port's.
+    EarlyStoppingCallbackKind early_stopping_callback = EarlyStoppingCallbackKind::port;
     bool early_stopping_state_keys = false;  // Lightning-style state keys instead of class + position
     // With state keys on, the callbacks of even identity carry none: keyed callbacks beside
     // positional ones of the same class, which a restore matches by key first, then by position.
@@ -287,6 +303,7 @@ struct CallbackOptions {
 struct ConfiguredCallbacks {
     PolicySettings policy;
     std::vector<int> early_stopping;
+    EarlyStoppingCallbackKind early_stopping_callback = EarlyStoppingCallbackKind::port;
 };
 ConfiguredCallbacks configured_callbacks(const CallbackOptions& callbacks, bool resumed_from_checkpoint);
 // Whether the early-stopping callback of identity `id` carries a state key.

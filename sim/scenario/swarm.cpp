@@ -204,6 +204,24 @@ void draw_release_inputs(std::uint64_t seed, Scenario& s) {
     callbacks.upgraded_across_resume = roll(rng, kSwarm.upgraded_across_resume);
 }
 
+// TrainingArguments' post-init refuses load_best_model_at_end unless the evaluations follow the
+// save strategy and, by steps, save_steps is a round multiple of eval_steps: such a draw takes an
+// evaluation schedule Transformers accepts (one of save_steps' divisors of 3 or more).
+void align_evaluations_with_saves(Rng& rng, TrainerOptions& trainer) {
+    if (trainer.load_best_model_at_end && trainer.save_strategy == SaveStrategy::epoch) {
+        trainer.eval_strategy = EvalStrategy::epoch;
+    } else if (trainer.load_best_model_at_end && trainer.save_strategy == SaveStrategy::steps) {
+        std::vector<std::int64_t> divisors;
+        for (std::int64_t d = 3; d <= trainer.save_steps; ++d) {
+            if (trainer.save_steps % d == 0) {
+                divisors.push_back(d);
+            }
+        }
+        trainer.eval_strategy = EvalStrategy::steps;
+        trainer.eval_steps = divisors.empty() ? trainer.save_steps : divisors[rng.below(divisors.size())];
+    }
+}
+
 // Issue 21's evaluations, logging and sharded weights, from a stream of their own like the
 // trainer's realism.
 void draw_evaluations(std::uint64_t seed, TrainerOptions& trainer) {
@@ -221,20 +239,51 @@ void draw_evaluations(std::uint64_t seed, TrainerOptions& trainer) {
     if (roll(rng, mix.sharded_weights)) {
         trainer.weights_shards = draw(rng, mix.weights_shards);
     }
-    // TrainingArguments' post-init refuses load_best_model_at_end unless the evaluations follow the
-    // save strategy and, by steps, save_steps is a round multiple of eval_steps: such a draw takes
-    // an evaluation schedule Transformers accepts (one of save_steps' divisors of 3 or more).
-    if (trainer.load_best_model_at_end && trainer.save_strategy == SaveStrategy::epoch) {
-        trainer.eval_strategy = EvalStrategy::epoch;
-    } else if (trainer.load_best_model_at_end && trainer.save_strategy == SaveStrategy::steps) {
-        std::vector<std::int64_t> divisors;
-        for (std::int64_t d = 3; d <= trainer.save_steps; ++d) {
-            if (trainer.save_steps % d == 0) {
-                divisors.push_back(d);
-            }
+    align_evaluations_with_saves(rng, trainer);
+}
+
+// Transformers' own EarlyStoppingCallback, from a stream of its own. Beside mixed state keys the
+// callbacks stay the port's: Transformers' has no state_key.
+void draw_early_stopping_callback(std::uint64_t seed, Scenario& s) {
+    Rng rng = Rng(seed).derive("early_stopping_callback");
+    const StockEarlyStoppingMix& mix = kSwarm.stock_early_stopping;
+    auto& callbacks = s.callbacks;
+    auto& trainer = s.trainer;
+    if (callbacks.early_stopping_callbacks == 0 || callbacks.early_stopping_mixed_keys ||
+        !roll(rng, mix.stock)) {
+        return;
+    }
+    callbacks.early_stopping_callback = EarlyStoppingCallbackKind::transformers;
+    callbacks.early_stopping_state_keys = false;
+    if (roll(rng, mix.acting_patience)) {
+        callbacks.early_stopping_patience = draw(rng, mix.patience);
+    }
+    if (roll(rng, mix.rejected_arguments)) {
+        // What its on_train_begin asserts on: no metric, or no evaluations (load_best_model_at_end
+        // off, which would imply both).
+        trainer.load_best_model_at_end = false;
+        if (roll(rng, Odds{1, 2})) {
+            trainer.metric_for_best_model.clear();
+        } else {
+            trainer.eval_strategy = EvalStrategy::no;
         }
-        trainer.eval_strategy = EvalStrategy::steps;
-        trainer.eval_steps = divisors.empty() ? trainer.save_steps : divisors[rng.below(divisors.size())];
+        return;
+    }
+    if (trainer.metric_for_best_model.empty()) {
+        trainer.metric_for_best_model = roll(rng, mix.loss_metric) ? "loss" : "score";
+        trainer.greater_is_better.reset();
+    }
+    trainer.save_total_limit = std::max<std::int64_t>(trainer.save_total_limit, 2);
+    if (trainer.eval_strategy == EvalStrategy::no) {
+        trainer.eval_strategy =
+            roll(rng, kSwarm.evaluations.by_epoch) ? EvalStrategy::epoch : EvalStrategy::steps;
+    }
+    align_evaluations_with_saves(rng, trainer);
+    // A user adopting the port's callback on a resume, the states restored; a restored counter goes on
+    // after the switch only if it is live: a patience that stops.
+    if (trainer.restore_callback_states_from_checkpoint && roll(rng, mix.port_adopted_on_resume)) {
+        callbacks.resume_change.early_stopping_callback = EarlyStoppingCallbackKind::port;
+        callbacks.early_stopping_patience = draw(rng, mix.adopted_patience);
     }
 }
 
@@ -255,6 +304,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_trainer_realism(seed, s.trainer);
     draw_release_inputs(seed, s);
     draw_evaluations(seed, s.trainer);
+    draw_early_stopping_callback(seed, s);
     return s;
 }
 

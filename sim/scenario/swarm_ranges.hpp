@@ -105,6 +105,19 @@ struct EvaluationMix {
     Range<int> weights_shards{2, 3};
 };
 
+// Issue 21: Transformers' own EarlyStoppingCallback beside the trigger callback, drawn from a stream
+// of its own (swarm.cpp's draw_early_stopping_callback). Its arguments are Transformers' standard
+// setup most often: a metric_for_best_model and evaluations on, which its on_train_begin asserts.
+struct StockEarlyStoppingMix {
+    Odds stock{4, 5};                // Transformers' own rather than the port's (not beside mixed keys)
+    Odds rejected_arguments{1, 40};  // arguments its assertions reject: the job ends, is fixed, relaunched
+    Odds loss_metric{1, 4};          // the standard setup's "loss", which the trigger refuses, then fixed
+    Odds acting_patience{1, 10};     // a patience that stops runs, instead of the swarm's 1000 + k
+    Range<int> patience{2, 8};
+    Odds port_adopted_on_resume{3, 4};  // with states restored: the port's callback on every resume
+    Range<int> adopted_patience{2, 5};  // its patience then: a counter restored live stops soon
+};
+
 struct SwarmRanges {
     RankMix ranks;
     Range<std::int64_t> max_steps{400, 1400};
@@ -126,7 +139,7 @@ struct SwarmRanges {
     Odds early_stopping_state_keys{1, 2};
     // Drawn from a stream of their own (swarm.cpp's draw_release_inputs).
     Odds mixed_state_keys{1, 2};  // of the keyed draws: positional callbacks beside keyed ones
-    Odds upgraded_across_resume{2, 3};
+    Odds upgraded_across_resume{3, 4};
     // Early stopping keeps out of the way (patience 1000 + k) unless BUGGIFY's early_stopping_acts.
     // Scripted scores are multiples of 1/score_grid in [0, 1], so ties are common.
     Range<int> script_length{8, 20};
@@ -136,6 +149,7 @@ struct SwarmRanges {
     FaultMix faults;
     TrainerRealismMix trainer_realism;
     EvaluationMix evaluations;
+    StockEarlyStoppingMix stock_early_stopping;
     Odds watchdog{17, 20};
     BuggifyMix buggify;
 };

@@ -1,7 +1,8 @@
 // The stateful-callback machinery the simulated trainer drives, as two interfaces. The trainer
 // models when Transformers calls each piece; what they do comes from outside its model:
 // - EarlyStoppingCallbacks: the early-stopping callbacks configured beside the trigger callback
-//   (the port's exportable EarlyStoppingCallback, supplied by sim/world);
+//   (Transformers' own, restated in transformers_early_stopping.hpp, or the port's exportable
+//   EarlyStoppingCallback, supplied by sim/world);
 // - CallbackStateMachinery: the export of TrainerState.stateful_callbacks when the Trainer is
 //   built, the refresh before every trainer_state.json and _load_callback_state on resume.
 //   Two implementations: the port's (seeds 000 and 002: state_key identity, a changed argument
@@ -11,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,15 @@
 #include "sim/scenario/scenario.hpp"
 
 namespace ckpt::sim {
+
+// What CallbackHandler.on_evaluate hands an early-stopping callback: the evaluation's metrics
+// (eval_score is the score, eval_loss its negation), the arguments in force, and
+// TrainerState.best_metric as it stands before this evaluation's _determine_best_metric.
+struct EvaluationReport {
+    double score = 0.0;
+    const TrainerOptions& args;
+    std::optional<double> best_metric;
+};
 
 class EarlyStoppingCallbacks {
   public:
@@ -33,8 +44,12 @@ class EarlyStoppingCallbacks {
     virtual std::unique_ptr<ExportableState> rebuild(const nlohmann::json& saved) const = 0;
     // Whether `callback` is one of the early-stopping callbacks this makes.
     virtual bool is_one(const ExportableState& callback) const = 0;
-    // Its on_evaluate with the evaluation's metric: may set control.should_training_stop.
-    virtual void on_evaluate(ExportableState& callback, double metric, bool greater_is_better,
+    // Its on_train_begin, given TrainerState.best_metric as loaded: may throw (Transformers' own
+    // asserts on the arguments).
+    virtual void on_train_begin(ExportableState& callback, const TrainerOptions& args,
+                                std::optional<double> best_metric) const = 0;
+    // Its on_evaluate: may set control.should_training_stop.
+    virtual void on_evaluate(ExportableState& callback, const EvaluationReport& report,
                              TrainerControl& control) const = 0;
 };
 

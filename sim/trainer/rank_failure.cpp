@@ -10,6 +10,7 @@
 #include "policy/trigger/trigger_callback.hpp"
 #include "sim/base/harness_error.hpp"
 #include "sim/trainer/transformers_callback_state.hpp"
+#include "sim/trainer/transformers_early_stopping.hpp"
 
 namespace ckpt::sim {
 
@@ -27,6 +28,8 @@ RankFailureKind failure_kind(const std::exception_ptr& error) noexcept {
         return RankFailureKind::best_model_load;
     } catch (const RefreshKeyError&) {
         return RankFailureKind::refresh_key_error;
+    } catch (const TransformersAssertionError&) {
+        return RankFailureKind::transformers_assertion;
     } catch (const RankZeroFailure& failure) {
         if (failure.operation() == std::string_view(kSidecarRestoreOperation)) {
             return RankFailureKind::sidecar_restore;

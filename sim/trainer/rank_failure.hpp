@@ -13,11 +13,12 @@ namespace ckpt::sim {
 
 enum class RankFailureKind : std::uint8_t {
     other,
-    sidecar_restore,        // on_train_begin could not restore the policy from the sidecar
-    training_args_refused,  // on_train_begin refused the TrainingArguments (TrainingArgumentsRefused)
-    best_model_load,        // load_best_model_at_end or the clean-up found best_model_checkpoint unusable
-    harness_error,          // an external callback's process failed the harness (sim/base/harness_error.hpp)
-    refresh_key_error,      // Transformers' refresh met a stateful callback class added after the resume
+    sidecar_restore,         // on_train_begin could not restore the policy from the sidecar
+    training_args_refused,   // on_train_begin refused the TrainingArguments (TrainingArgumentsRefused)
+    best_model_load,         // load_best_model_at_end or the clean-up found best_model_checkpoint unusable
+    harness_error,           // an external callback's process failed the harness (sim/base/harness_error.hpp)
+    refresh_key_error,       // Transformers' refresh met a stateful callback class added after the resume
+    transformers_assertion,  // Transformers' own code asserted on the arguments (its EarlyStoppingCallback)
 };
 
 // Transformers' own failure at the end of training: a torn best model, or a best directory a

@@ -66,7 +66,15 @@ void RankTrainer::train_begin() {
             lacking.push_back(std::move(name));
         }
     }
-    trigger_->on_train_begin(args, view(), control_);
+    // CallbackHandler.on_train_begin runs the callbacks in list order; Transformers' own
+    // early-stopping callback asserts there, alike on every rank.
+    for (const auto& callback : callbacks_) {
+        if (dynamic_cast<TriggerPort*>(callback.get()) == trigger_) {
+            trigger_->on_train_begin(args, view(), control_);
+        } else if (job_.early_stopping.is_one(*callback)) {
+            job_.early_stopping.on_train_begin(*callback, job_.scenario.trainer, best_.best_metric);
+        }
+    }
     if (is_rank_zero()) {
         // Recovery has republished whatever a cut-short commit left: the save window closes.
         emit(TrainBegan{trigger_->reported_policy_state(), job_.resume_step.has_value()});
@@ -229,8 +237,9 @@ void RankTrainer::trainer_evaluation(bool requested_by_flow) {
 // _determine_best_metric, after evaluate() returned.
 void RankTrainer::other_callbacks_on_evaluate(double score, TrainerControl before) {
     TrainerControl early_stopping = before;
+    const EvaluationReport report{score, job_.scenario.trainer, best_.best_metric};
     for (auto* callback : early_stopping_) {
-        job_.early_stopping.on_evaluate(*callback, score, /*greater_is_better=*/true, early_stopping);
+        job_.early_stopping.on_evaluate(*callback, report, early_stopping);
     }
     if (!before.should_training_stop && early_stopping.should_training_stop) {
         control_.should_training_stop = true;

@@ -75,7 +75,11 @@ class RankTrainer final : private StepOutlook {
     void delete_all_but_best_checkpoint();
     void on_save();
     std::vector<const ExportableState*> stateful_callbacks() const;
-    TrainerStateView view() const noexcept { return {global_step_, rank_ == 0}; }
+    TrainerStateView view() const noexcept {
+        return {
+            global_step_, rank_ == 0,
+            static_cast<double>(global_step_) / static_cast<double>(job_.scenario.trainer.steps_per_epoch)};
+    }
     bool is_rank_zero() const noexcept { return rank_ == 0; }
 
     void emit(const Event& event) { job_.events.emit(event); }

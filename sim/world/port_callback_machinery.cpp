@@ -24,9 +24,23 @@ bool PortEarlyStoppingCallbacks::is_one(const ExportableState& callback) const {
     return dynamic_cast<const EarlyStoppingCallback*>(&callback) != nullptr;
 }
 
-void PortEarlyStoppingCallbacks::on_evaluate(ExportableState& callback, double metric, bool greater_is_better,
+void PortEarlyStoppingCallbacks::on_evaluate(ExportableState& callback, const EvaluationReport& report,
                                              TrainerControl& control) const {
-    dynamic_cast<EarlyStoppingCallback&>(callback).on_evaluate(metric, greater_is_better, control);
+    dynamic_cast<EarlyStoppingCallback&>(callback).on_evaluate(report.score, /*greater_is_better=*/true,
+                                                               control);
+}
+
+void PortEarlyStoppingCallbacks::on_train_begin(ExportableState& callback, const TrainerOptions& args,
+                                                std::optional<double> best_metric) const {
+    const auto metric = args.tracked_metric();
+    const bool greater = args.tracked_greater_is_better();
+    std::optional<double> best_score;
+    if (best_metric && metric == "score" && greater) {
+        best_score = *best_metric;
+    } else if (best_metric && metric == "loss" && !greater) {
+        best_score = -*best_metric;
+    }
+    dynamic_cast<EarlyStoppingCallback&>(callback).adopt_trainer_best_metric(best_score);
 }
 
 RestoredCallbackList PortCallbackMachinery::restore(const nlohmann::json& saved,

@@ -13,7 +13,12 @@ class PortEarlyStoppingCallbacks final : public EarlyStoppingCallbacks {
     std::unique_ptr<ExportableState> make(int patience, double threshold, bool keyed) const override;
     std::unique_ptr<ExportableState> rebuild(const nlohmann::json& saved) const override;
     bool is_one(const ExportableState& callback) const override;
-    void on_evaluate(ExportableState& callback, double metric, bool greater_is_better,
+    // TrainerState.best_metric in the score's terms (the loss negated), when it tracks the score's
+    // order, for a callback restored from Transformers' own layout.
+    void on_train_begin(ExportableState& callback, const TrainerOptions& args,
+                        std::optional<double> best_metric) const override;
+    // The port's keeps its own best of the score (greater is better), whatever the arguments say.
+    void on_evaluate(ExportableState& callback, const EvaluationReport& report,
                      TrainerControl& control) const override;
 };
 

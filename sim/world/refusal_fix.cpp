@@ -25,6 +25,24 @@ std::string_view apply_fix_named_in(std::string_view refusal, Scenario& launch) 
         trainer.restore_callback_states_from_checkpoint = false;
         return "restore_callback_states_from_checkpoint=false";
     }
+    // Transformers' own EarlyStoppingCallback asserts on its arguments: the user sets the callback's
+    // metric (the nearest configuration the callback accepts) or turns evaluation on, following the
+    // save strategy as load_best_model_at_end requires.
+    if (names("requires metric_for_best_model to be defined")) {
+        trainer.metric_for_best_model = "score";
+        return "metric_for_best_model=score";
+    }
+    if (names("requires IntervalStrategy of steps or epoch")) {
+        if (trainer.save_strategy == SaveStrategy::epoch) {
+            trainer.eval_strategy = EvalStrategy::epoch;
+            return "eval_strategy=epoch";
+        }
+        trainer.eval_strategy = EvalStrategy::steps;
+        if (trainer.load_best_model_at_end) {
+            trainer.eval_steps = trainer.save_steps;
+        }
+        return "eval_strategy=steps";
+    }
     if (names("callbacks the checkpoint does not store") && launch.callbacks.resume_change.early_stopping) {
         launch.callbacks.resume_change.early_stopping.reset();
         return "early_stopping callbacks as saved";

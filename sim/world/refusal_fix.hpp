@@ -17,6 +17,8 @@ namespace ckpt::sim {
 // save_total_limit 2; restore_callback_states_from_checkpoint false; and for a stateful callback
 // the checkpoint does not store, the resume with the callbacks it was saved with (the half of
 // that advice a stock Trainer's user can take: the other, the port's refresh, is a code change).
+// Transformers' own EarlyStoppingCallback's assertions are fixed the same way: the callback's
+// score as metric_for_best_model, or evaluations on (following the save strategy).
 std::string_view apply_fix_named_in(std::string_view refusal, Scenario& launch);
 
 }  // namespace ckpt::sim

@@ -15,6 +15,7 @@
 #include "sim/trainer/trainer_state_file.hpp"
 #include "sim/trainer/transformers_callback_state.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
+#include "sim/trainer/transformers_early_stopping.hpp"
 #include "sim/world/operator_relaunch.hpp"
 #include "sim/world/port_callback_machinery.hpp"
 #include "sim/world/refusal_fix.hpp"
@@ -159,7 +160,11 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
     const TransformersCallbackState transformers_machinery;
     const bool transformers_restore =
         external_callback_ != nullptr && external_callback_->transformers_restore;
-    const PortEarlyStoppingCallbacks early_stopping;
+    const PortEarlyStoppingCallbacks port_early_stopping;
+    const TransformersEarlyStoppingCallbacks transformers_early_stopping;
+    const bool stock_early_stopping =
+        configured_callbacks(scenario.callbacks, resume_step.has_value()).early_stopping_callback ==
+        EarlyStoppingCallbackKind::transformers;
     std::optional<ExternalTriggerFactory> external_triggers;
     if (external_callback_ != nullptr) {
         external_triggers.emplace(*external_callback_, scenario, world_.fs, world_.clock, incarnation);
@@ -174,7 +179,9 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
                    external_triggers ? static_cast<TriggerFactory&>(*external_triggers) : port_triggers,
                    transformers_restore ? static_cast<const CallbackStateMachinery&>(transformers_machinery)
                                         : port_machinery,
-                   early_stopping,
+                   stock_early_stopping
+                       ? static_cast<const EarlyStoppingCallbacks&>(transformers_early_stopping)
+                       : port_early_stopping,
                    incarnation,
                    resume_step,
                    {}};
@@ -273,6 +280,20 @@ bool ScenarioSimulation::after_run(const RunResult& result) {
             return false;
         }
         end(Outcome::refused, error);
+        return true;
+    }
+    if (failed_as == RankFailureKind::transformers_assertion) {
+        // Transformers' own EarlyStoppingCallback rejected the arguments on every rank before any
+        // training: its user sets what the assertion names and launches again.
+        const auto fix =
+            refusal_fixes_ < kMaxRefusalFixes ? apply_fix_named_in(error, effective_) : std::string_view();
+        if (!fix.empty()) {
+            ++refusal_fixes_;
+            world_.trace_sink.record(-1, "restart_with_fix", {{"fix", fix}});
+            world_.fs.process_kill();
+            return false;
+        }
+        end(Outcome::failed_explained, error);
         return true;
     }
     if (failed_as == RankFailureKind::refresh_key_error) {

@@ -130,6 +130,10 @@ std::string resume_change_text(const ResumeChange& change) {
         members.key("early_stopping") += array_text(
             *change.early_stopping, [](std::string& text, int value) { append_json_integer(text, value); });
     }
+    if (change.early_stopping_callback) {
+        append_json_string(members.key("early_stopping_callback"),
+                           kEarlyStoppingCallbackKindNames.name(*change.early_stopping_callback));
+    }
     if (change.policy) {
         members.key("policy") += policy_text(*change.policy);
     }
@@ -153,8 +157,12 @@ TraceFields scenario_fields(const Scenario& scenario) {
                        append_json_string(text, name);
                    }));
     }
-    fields.boolean("checkpoint_fsync", trainer.checkpoint_fsync)
-        .integer("early_stopping_callbacks", callbacks.early_stopping_callbacks);
+    fields.boolean("checkpoint_fsync", trainer.checkpoint_fsync);
+    if (callbacks.early_stopping_callback != defaults.early_stopping_callback) {
+        fields.string("early_stopping_callback",
+                      kEarlyStoppingCallbackKindNames.name(callbacks.early_stopping_callback));
+    }
+    fields.integer("early_stopping_callbacks", callbacks.early_stopping_callbacks);
     if (callbacks.early_stopping_mixed_keys) {
         fields.boolean("early_stopping_mixed_keys", true);
     }

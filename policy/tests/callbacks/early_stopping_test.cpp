@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/mutants.hpp"
 #include "policy/callbacks/early_stopping_callback.hpp"
 #include "policy/callbacks/trainer_control.hpp"
 
@@ -156,6 +157,37 @@ TEST(EarlyStoppingCallback, ReadsStateWrittenByTransformers) {
     EXPECT_EQ(restored.early_stopping_patience_counter(), 1);
     EXPECT_FALSE(restored.best_metric().has_value());
     EXPECT_EQ(EarlyStoppingCallback::from_state(json::object()).early_stopping_patience(), 1);
+}
+
+// Finding 23: a counter Transformers' own callback saved was counted against
+// TrainerState.best_metric. Restored into this callback, it goes on against that best instead of
+// finding nothing to beat (which reset it at the first evaluation after the resume).
+TEST(EarlyStoppingCallback, RestoredFromTransformersStateItAdoptsTheTrainersBest) {
+    const json transformers_state = json::parse(R"({
+        "args": {"early_stopping_patience": 2, "early_stopping_threshold": 0.0},
+        "attributes": {"early_stopping_patience_counter": 1}
+    })");
+    EarlyStoppingCallback restored = EarlyStoppingCallback::from_state(transformers_state);
+    restored.adopt_trainer_best_metric(0.8);
+    EXPECT_EQ(restored.best_metric(), 0.8);
+    TrainerControl control;
+    EXPECT_TRUE(restored.on_evaluate(0.7, /*greater_is_better=*/true, control));
+    EXPECT_EQ(restored.early_stopping_patience_counter(), 2);
+    {
+        const mutants::MutantScope as_it_was(mutants::Mutant::trainer_best_not_adopted);
+        EarlyStoppingCallback old = EarlyStoppingCallback::from_state(transformers_state);
+        old.adopt_trainer_best_metric(0.8);
+        TrainerControl old_control;
+        EXPECT_FALSE(old.on_evaluate(0.7, true, old_control));
+        EXPECT_EQ(old.early_stopping_patience_counter(), 0);
+    }
+    // A state of its own layout keeps its own best, and a fresh callback has none to adopt.
+    EarlyStoppingCallback own = EarlyStoppingCallback::from_state(restored.state());
+    own.adopt_trainer_best_metric(0.1);
+    EXPECT_EQ(own.best_metric(), 0.8);
+    EarlyStoppingCallback fresh(2);
+    fresh.adopt_trainer_best_metric(0.1);
+    EXPECT_FALSE(fresh.best_metric().has_value());
 }
 
 TEST(EarlyStoppingCallback, MalformedStateIsAValueError) {

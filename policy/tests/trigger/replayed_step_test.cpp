@@ -89,6 +89,34 @@ TYPED_TEST(ReplayedStep, AnEpochEndAtAReplayedStepIsDroppedToo) {
     EXPECT_FALSE(callback.pending_checkpoint_evaluation());
 }
 
+// Finding 19: an epoch end a stop brought forward (TrainerState.epoch not whole) is a save event the
+// schedule never makes; below the horizon the restored history cannot have counted it, unless it
+// stopped there too, where that evaluation was its last (the horizon itself).
+TYPED_TEST(ReplayedStep, AnEpochEndAStopBroughtForwardIsEvaluatedBelowTheHorizon) {
+    const auto epoch_end_at = [](TriggerCallback& callback, std::int64_t step, double epoch) {
+        TrainerControl control;
+        control.should_save = true;
+        callback.on_epoch_end({.global_step = step, .epoch = epoch}, control);
+        return control;
+    };
+    const auto checkpoint_state = this->first_run_then_crash();
+    {
+        auto callback = this->resume_from(checkpoint_state);
+        ASSERT_EQ(callback.replay_horizon(), 20);
+        EXPECT_TRUE(epoch_end_at(callback, 15, 0.15).should_evaluate) << "a new save event below the horizon";
+        EXPECT_TRUE(callback.consume_checkpoint_evaluation());
+    }
+    {
+        auto callback = this->resume_from(checkpoint_state);
+        EXPECT_FALSE(epoch_end_at(callback, 20, 0.2).should_evaluate) << "the history's own last evaluation";
+    }
+    {
+        auto callback = this->resume_from(checkpoint_state);
+        const MutantScope scope(Mutant::stop_epoch_end_taken_for_replay);
+        EXPECT_FALSE(epoch_end_at(callback, 15, 0.15).should_evaluate);
+    }
+}
+
 TYPED_TEST(ReplayedStep, AUserScheduledEvaluationAtAReplayedStepIsLeftAlone) {
     auto callback = this->resume_from(this->first_run_then_crash());
     TrainerControl control;

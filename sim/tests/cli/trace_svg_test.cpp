@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,14 +96,14 @@ class SvgTimeline : public CkptsimProcessTest {
   protected:
     SvgTimeline() : CkptsimProcessTest("ckptsim-svg-timeline") {}
 
-    // The walkthrough's counterexample (docs/reading-a-run.md): 2 steps on 1 rank, a stop at step
-    // 2, a crash, and a resume from checkpoint-1 that goes back to step 1.
+    // The walkthrough's counterexample (docs/reading-a-run.md): 9 steps on 1 rank, a stop at step
+    // 8, a crash, and a resume from checkpoint-7 that goes back to step 7.
     std::string minimal_counterexample() {
         const auto run =
-            ckptsim({"run", "--seed", "1", "--mutant", "stop_not_restored", "--out", path("failures")});
+            ckptsim({"run", "--seed", "17", "--mutant", "stop_not_restored", "--out", path("failures")});
         EXPECT_EQ(run.exit_code, 1) << run.err;
         const auto shrink = ckptsim(
-            {"shrink", path("failures") + "/seed-1-stop_not_restored.json", "--out", path("minimal.json")});
+            {"shrink", path("failures") + "/seed-17-stop_not_restored.json", "--out", path("minimal.json")});
         EXPECT_EQ(shrink.exit_code, 0) << shrink.err;
         return path("minimal.json");
     }
@@ -219,12 +220,29 @@ TEST_F(SvgTimeline, NoTwoLabelsOverlap) {
             }
         }
     }
-    const auto tie = svg_texts(read_all(path("tie.svg")));
-    EXPECT_GE(
-        std::count_if(tie.begin(), tie.end(),
+    // The first tie_replaces_best counterexamples whose violations fall at two steps or more (the
+    // text trace's "[step N" of each violation row says where): each such step keeps a label.
+    int judged = 0;
+    for (int seed = 1; seed <= 50 && judged < 2; ++seed) {
+        const auto file = mutant_counterexample("tie_replaces_best", seed);
+        ASSERT_FALSE(file.empty());
+        seed = std::stoi(file.substr(file.rfind("seed-") + 5));
+        const auto text = ckptsim({"replay", file, "--trace-text"}).out;
+        static const std::regex violation_step(R"(\n! #[0-9]+ [^\n]*\[step ([0-9]+),)");
+        std::set<std::string> steps;
+        for (std::sregex_iterator it(text.begin(), text.end(), violation_step), end; it != end; ++it)
+            steps.insert((*it)[1]);
+        if (steps.size() < 2)
+            continue;
+        ++judged;
+        const auto svg = svg_texts(timeline({"replay", file}, "tie-" + std::to_string(seed) + ".svg"));
+        EXPECT_GE(std::count_if(
+                      svg.begin(), svg.end(),
                       [](const SvgText& t) { return t.text.find("violated at step") != std::string::npos; }),
-        2)
-        << "the violations at different steps each keep a label";
+                  2)
+            << "seed " << seed << ": the violations at different steps each keep a label";
+    }
+    EXPECT_GT(judged, 0) << "no counterexample of seeds 1..50 has violations at two steps";
 }
 
 TEST_F(SvgTimeline, EachIncarnationHasItsOwnStretchOfXAndEachResumeAnArcFromItsCheckpoint) {
@@ -241,26 +259,30 @@ TEST_F(SvgTimeline, EachIncarnationHasItsOwnStretchOfXAndEachResumeAnArcFromItsC
                 << name << ": incarnation " << it->first << "'s markers reach those of incarnation "
                 << std::next(it)->first;
         }
-        EXPECT_EQ(resume_arcs_in(svg).size(), range.size() - 1) << name << ": one arc per resume";
+        // One arc per incarnation after the first: each one with markers, and each launch a refusal
+        // or an assertion at on_train_begin ended before its first step (it draws no marker).
+        const auto arcs = resume_arcs_in(svg).size();
+        EXPECT_GE(arcs, range.size() - 1) << name << ": one arc per resume";
+        EXPECT_LE(arcs, static_cast<std::size_t>(range.rbegin()->first)) << name << ": one arc per resume";
     }
-    // The walkthrough's run: step 1 is drawn twice, once per incarnation, and the arc goes from
-    // checkpoint-1's commit (incarnation 0) to the resume (incarnation 1).
+    // The walkthrough's run: step 7 is drawn twice, once per incarnation, and the arc goes from
+    // checkpoint-7's commit (incarnation 0) to the resume (incarnation 1).
     const auto svg = read_all(path("minimal.svg"));
     const auto markers = timeline_markers(svg);
-    std::map<int, std::vector<double>> step_1;
+    std::map<int, std::vector<double>> step_7;
     const TimelineMarker *commit = nullptr, *resume = nullptr;
     for (const auto& m : markers) {
-        if (m.first_step == 1 && m.last_step == 1)
-            step_1[m.incarnation].push_back(m.x);
-        if (m.label == "commit" && m.first_step == 1 && m.incarnation == 0)
+        if (m.first_step == 7 && m.last_step == 7)
+            step_7[m.incarnation].push_back(m.x);
+        if (m.label == "commit" && m.first_step == 7 && m.incarnation == 0)
             commit = &m;
         if (m.label == "resume" && m.incarnation == 1)
             resume = &m;
     }
-    ASSERT_EQ(step_1.size(), 2u) << "step 1 has markers in both incarnations";
-    for (const double x0 : step_1[0]) {
-        for (const double x1 : step_1[1])
-            EXPECT_GT(std::abs(x0 - x1), 10) << "step 1 of the two incarnations at one place";
+    ASSERT_EQ(step_7.size(), 2u) << "step 7 has markers in both incarnations";
+    for (const double x0 : step_7[0]) {
+        for (const double x1 : step_7[1])
+            EXPECT_GT(std::abs(x0 - x1), 10) << "step 7 of the two incarnations at one place";
     }
     ASSERT_NE(commit, nullptr);
     ASSERT_NE(resume, nullptr);
@@ -269,7 +291,7 @@ TEST_F(SvgTimeline, EachIncarnationHasItsOwnStretchOfXAndEachResumeAnArcFromItsC
     EXPECT_DOUBLE_EQ(arcs[0].first, commit->x);
     EXPECT_DOUBLE_EQ(arcs[0].second, resume->x);
     EXPECT_THAT(svg, ::testing::HasSubstr(
-                         "incarnation 1 resumes from checkpoint-1 (step 1), saved in incarnation 0"));
+                         "incarnation 1 resumes from checkpoint-7 (step 7), saved in incarnation 0"));
 }
 
 TEST_F(SvgTimeline, ATenThousandStepEightRankRunWithAThousandEvaluationsStaysUnder300KB) {

@@ -199,7 +199,7 @@ TEST_F(ExternalCallback, UnderTransformersOwnRestoreAChangedSettingIsSilentlyIgn
 // unmodified example does not give on that seed, and its saved scenario must replay the bug.
 TEST_F(ExternalCallback, EveryPythonMutantOfTheExampleIsKilledDifferentially) {
     const auto table = ckptsim({"mutants", "--callback-command", example_command(), "--callback-mutants",
-                                kSource + "/examples/trigger_callback/mutants.json", "--budget", "6",
+                                kSource + "/examples/trigger_callback/mutants.json", "--budget", "20",
                                 "--jobs", "2", "--out", path("mutants"), "--json"});
     ASSERT_EQ(table.exit_code, 0) << table.out << table.err;
     const auto report = nlohmann::json::parse(table.out);

@@ -111,9 +111,9 @@ class CkptsimProcessTest : public ::testing::Test {
 
     std::filesystem::path dir() const { return dir_.path(); }
 
-    // The scenario file `run --out` saves for the first seed in 1..50 whose run `mutant` breaks.
-    std::string mutant_counterexample(const std::string& mutant = "tie_replaces_best") {
-        for (int seed = 1; seed <= 50; ++seed) {
+    // The scenario file `run --out` saves for the first seed in first_seed..50 whose run `mutant` breaks.
+    std::string mutant_counterexample(const std::string& mutant = "tie_replaces_best", int first_seed = 1) {
+        for (int seed = first_seed; seed <= 50; ++seed) {
             const auto run =
                 ckptsim({"run", "--seed", std::to_string(seed), "--mutant", mutant, "--out", path("found")});
             if (run.exit_code == 1) {

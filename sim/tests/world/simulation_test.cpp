@@ -21,13 +21,17 @@
 #include "policy/base/mutants.hpp"
 #include "sim/checks/property.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/tests/support/scenario_runs.hpp"
 #include "sim/world/operator_relaunch.hpp"
 
 namespace ckpt::sim {
 namespace {
 
 using nlohmann::json;
+using testing::describe;
 using ::testing::ElementsAre;
+using testing::events;
+using testing::run;
 
 Scenario base_scenario(std::vector<double> script) {
     Scenario s;
@@ -78,22 +82,6 @@ PlannedFault at_step(FaultAction action, std::int64_t step, int rank = 0) {
     return fault;
 }
 
-ScenarioResult run(const Scenario& scenario) {
-    return run_scenario(scenario, RunOptions{.keep_trace = true});
-}
-
-// The trace events of one kind, parsed.
-std::vector<json> events(const ScenarioResult& result, std::string_view kind) {
-    std::vector<json> out;
-    for (const auto& line : result.trace) {
-        auto event = json::parse(line);
-        if (event.at("kind") == kind) {
-            out.push_back(std::move(event));
-        }
-    }
-    return out;
-}
-
 template <typename T>
 std::vector<T> field(const std::vector<json>& list, const char* name) {
     std::vector<T> out;
@@ -108,15 +96,6 @@ std::vector<json> in_incarnation(const std::vector<json>& list, int incarnation)
     std::copy_if(list.begin(), list.end(), std::back_inserter(out),
                  [&](const json& event) { return event.at("inc") == incarnation; });
     return out;
-}
-
-std::string describe(const ScenarioResult& result) {
-    std::string text =
-        "outcome " + std::string(to_string(result.outcome)) + " (" + result.outcome_detail + ")";
-    for (const auto& violation : result.violations) {
-        text += "\n  " + std::string(id_of(violation.property)) + ": " + violation.message;
-    }
-    return text;
 }
 
 // Every property held and the run reached its end; otherwise what happened instead.
