@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 50> kCatalogue{{
+constexpr std::array<MutantInfo, 51> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -118,6 +118,9 @@ constexpr std::array<MutantInfo, 50> kCatalogue{{
     {Mutant::trainer_best_not_adopted, "trainer_best_not_adopted",
      "an EarlyStoppingCallback restored from Transformers' own callback's state (a counter, no best) "
      "ignores TrainerState.best_metric, so its first evaluation resets the restored patience counter"},
+    {Mutant::complete_checkpoint_needs_optimizer, "complete_checkpoint_needs_optimizer",
+     "a checkpoint counts as complete only with optimizer.pt, which save_only_model never writes, so no "
+     "checkpoint of such a run is ever linked or resumed from"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the

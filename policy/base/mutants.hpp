@@ -74,6 +74,7 @@ enum class Mutant : std::uint8_t {
     seed_sidecar_ignored,
     trainer_evaluation_taken_for_save,
     trainer_best_not_adopted,
+    complete_checkpoint_needs_optimizer,
     shard_index_trusted,
     stop_epoch_end_taken_for_replay,
 };

@@ -65,6 +65,11 @@ bool is_complete_checkpoint(FileSystem& fs, const std::string& output_dir, std::
     if (!fs.exists(state_path)) {
         return false;
     }
+    // Transformers writes the optimizer before trainer_state.json, unless save_only_model.
+    if (mutants::is_active(mutants::Mutant::complete_checkpoint_needs_optimizer) &&
+        !fs.exists(join_path(directory, "optimizer.pt"))) {
+        return false;
+    }
     // Unreadable (a directory in its place, EACCES) is not complete either: callers treat an
     // incomplete checkpoint as absent, never as an error that stops a resume.
     try {

@@ -26,7 +26,8 @@ void LinkChecker::on(const LinkPublished& e) {
     // on_save publishes after its barrier, so every rank's files must be there. Recovery in
     // on_train_begin may publish a checkpoint a crashed rank never finished: complete (its
     // trainer_state.json is whole) is all the seed's design promises there.
-    const bool committing = context_.save_window.in_on_save();
+    // Under save_only_model no rank writes a file of its own: complete is all there is to see.
+    const bool committing = context_.save_window.in_on_save() && !context_.scenario.trainer.save_only_model;
     if (committing ? !checkpoint_has_every_shard(context_.fs, ledger, context_.scenario.job.ranks, step)
                    : !checkpoint_is_complete(context_.fs, ledger, step)) {
         context_.violate(Property::P4,

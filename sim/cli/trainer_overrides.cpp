@@ -72,6 +72,8 @@ void TrainerOverrides::add_to(CLI::App* command) {
             "Override which EarlyStoppingCallback runs, on every launch (transformers: Transformers' own, "
             "without state keys; port: the port's)")
         ->check(CLI::IsMember(names_of(sim::kEarlyStoppingCallbackKindNames)));
+    command->add_option("--save-only-model", save_only_model,
+                        "Override TrainingArguments.save_only_model (true|false)");
 }
 
 bool TrainerOverrides::any() const noexcept {
@@ -79,7 +81,7 @@ bool TrainerOverrides::any() const noexcept {
            resume_from_checkpoint || resume_rule || rotation_order || stateful_callbacks_refresh ||
            restored_callbacks_position || save_strategy || metric_for_best_model || greater_is_better ||
            load_best_model_at_end || eval_strategy || eval_steps || logging_steps || weights_shards ||
-           early_stopping_callback;
+           early_stopping_callback || save_only_model;
 }
 
 void TrainerOverrides::apply(sim::Scenario& scenario) const {
@@ -149,6 +151,9 @@ void TrainerOverrides::apply_best_model_overrides(sim::TrainerOptions& trainer) 
     if (weights_shards) {
         trainer.weights_shards = *weights_shards;
     }
+    if (save_only_model) {
+        trainer.save_only_model = *save_only_model;
+    }
 }
 
 nlohmann::json TrainerOverrides::to_json() const {
@@ -175,6 +180,7 @@ nlohmann::json TrainerOverrides::to_json() const {
     put("logging-steps", logging_steps);
     put("weights-shards", weights_shards);
     put("early-stopping-callback", early_stopping_callback);
+    put("save-only-model", save_only_model);
     return out;
 }
 

@@ -32,6 +32,7 @@ struct TrainerOverrides {
     std::optional<std::int64_t> logging_steps;
     std::optional<int> weights_shards;
     std::optional<std::string> early_stopping_callback;
+    std::optional<bool> save_only_model;
 
     void add_to(CLI::App* command);
     bool any() const noexcept;

@@ -190,6 +190,7 @@ void read_evaluation_options(const Reader& r, TrainerOptions& trainer) {
     }
     trainer.logging_steps = r.integer<std::int64_t>("logging_steps", 500, 1, kMaxSteps);
     trainer.weights_shards = r.integer<int>("weights_shards", 1, 1, kMaxWeightsShards);
+    trainer.save_only_model = r.boolean("save_only_model", false);
 }
 
 }  // namespace
@@ -257,6 +258,9 @@ json Scenario::to_json() const {
     if (callbacks.upgraded_across_resume) {
         out["upgraded_across_resume"] = true;
     }
+    if (trainer.save_only_model) {
+        out["save_only_model"] = true;
+    }
     if (callbacks.resume_change.any()) {
         auto& change = out["resume_change"] = json::object();
         if (callbacks.resume_change.policy) {
@@ -304,6 +308,7 @@ Scenario Scenario::from_json(const json& document) {
                       "eval_steps",
                       "logging_steps",
                       "weights_shards",
+                      "save_only_model",
                       "early_stopping_callbacks",
                       "early_stopping_state_keys",
                       "score",

@@ -248,6 +248,11 @@ struct TrainerOptions {
     // model's size over max_shard_size). 1 writes model.safetensors; more write the shards and
     // model.safetensors.index.json, and the checkpoint loads only when every shard does.
     int weights_shards = 1;
+    // TrainingArguments.save_only_model: a checkpoint holds the model, its config and
+    // trainer_state.json, and no optimizer, scheduler or RNG file. Its help text says such a
+    // checkpoint cannot be resumed from; train() resumes from it all the same, skipping what is
+    // missing (a fresh optimizer, a logged RNG warning).
+    bool save_only_model = false;
 
     std::int64_t effective_eval_steps() const { return eval_steps.value_or(logging_steps); }
 

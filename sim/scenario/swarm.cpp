@@ -240,6 +240,7 @@ void draw_evaluations(std::uint64_t seed, TrainerOptions& trainer) {
         trainer.weights_shards = draw(rng, mix.weights_shards);
     }
     align_evaluations_with_saves(rng, trainer);
+    trainer.save_only_model = roll(rng, mix.save_only_model);  // last: the draws above keep their values
 }
 
 // Transformers' own EarlyStoppingCallback, from a stream of its own. Beside mixed state keys the

@@ -103,6 +103,7 @@ struct EvaluationMix {
     Range<std::int64_t> logging_steps{5, 50};
     Odds sharded_weights{1, 4};  // the weights saved as shards and an index
     Range<int> weights_shards{2, 3};
+    Odds save_only_model{1, 10};  // checkpoints without optimizer, scheduler and RNG files
 };
 
 // Issue 21: Transformers' own EarlyStoppingCallback beside the trigger callback, drawn from a stream

@@ -352,14 +352,16 @@ void RankTrainer::save_checkpoint() {
         }
     }
     emit(CrashPointPassed{CrashPoint::inside_checkpoint_write, rank_});
-    if (is_rank_zero()) {
-        write_checkpoint_file(directory, "optimizer.pt", "optimizer");
-        write_checkpoint_file(directory, "scheduler.pt", "scheduler");
+    if (!job_.scenario.trainer.save_only_model) {
+        if (is_rank_zero()) {
+            write_checkpoint_file(directory, "optimizer.pt", "optimizer");
+            write_checkpoint_file(directory, "scheduler.pt", "scheduler");
+        }
+        // _save_rng_state: one process writes rng_state.pth, several write rng_state_{rank}.pth.
+        const auto rng_name = job_.scenario.job.ranks <= 1 ? std::string("rng_state.pth")
+                                                           : "rng_state_" + std::to_string(rank_) + ".pth";
+        write_checkpoint_file(directory, rng_name.c_str(), "rng");
     }
-    // _save_rng_state: one process writes rng_state.pth, several write rng_state_{rank}.pth.
-    const auto rng_name = job_.scenario.job.ranks <= 1 ? std::string("rng_state.pth")
-                                                       : "rng_state_" + std::to_string(rank_) + ".pth";
-    write_checkpoint_file(directory, rng_name.c_str(), "rng");
     if (is_rank_zero()) {
         if (job_.scenario.trainer.checkpoint_fsync) {
             job_.fs.fsync_dir(directory);

@@ -209,8 +209,11 @@ TraceFields scenario_fields(const Scenario& scenario) {
     append_json_unsigned(seed, scenario.seed);
     fields.string("resume_from_checkpoint", kResumeArgumentNames.name(trainer.resume_from_checkpoint))
         .string("resume_rule", kResumeRuleNames.name(trainer.resume_rule))
-        .string("rotation_order", kRotationOrderNames.name(trainer.rotation_order))
-        .integer("save_steps", trainer.save_steps)
+        .string("rotation_order", kRotationOrderNames.name(trainer.rotation_order));
+    if (trainer.save_only_model) {
+        fields.boolean("save_only_model", true);
+    }
+    fields.integer("save_steps", trainer.save_steps)
         .string("save_strategy", kSaveStrategyNames.name(trainer.save_strategy))
         .integer("save_total_limit", trainer.save_total_limit)
         .raw("score", score_text(scenario.score))

@@ -171,6 +171,7 @@ TEST(ScenarioValidation, OutOfRangeNumbersNameTheField) {
     EXPECT_THAT(rejection({{"seed", 1}, {"early_stopping_mixed_keys", true}}),
                 HasSubstr("early_stopping_mixed_keys"));
     EXPECT_THAT(rejection({{"seed", 1}, {"upgraded_across_resume", 1}}), HasSubstr("upgraded_across_resume"));
+    EXPECT_THAT(rejection({{"seed", 1}, {"save_only_model", 1}}), HasSubstr("save_only_model"));
     EXPECT_THAT(rejection({{"seed", 1}, {"early_stopping_callback", "keras"}}),
                 HasSubstr("early_stopping_callback"));
     // Lightning's state keys are the port's: Transformers' callback has none.
