@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 51> kCatalogue{{
+constexpr std::array<MutantInfo, 52> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -121,6 +121,10 @@ constexpr std::array<MutantInfo, 51> kCatalogue{{
     {Mutant::complete_checkpoint_needs_optimizer, "complete_checkpoint_needs_optimizer",
      "a checkpoint counts as complete only with optimizer.pt, which save_only_model never writes, so no "
      "checkpoint of such a run is ever linked or resumed from"},
+    {Mutant::stale_trainer_best_accepted, "stale_trainer_best_accepted",
+     "the callback accepts save_total_limit=2 beside the trainer's own evaluations and best, so rotation "
+     "keeps a best_model_checkpoint those evaluations left stale and the newest checkpoint, and deletes "
+     "final_checkpoint's target before the new best is durable"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the

@@ -75,6 +75,7 @@ enum class Mutant : std::uint8_t {
     trainer_evaluation_taken_for_save,
     trainer_best_not_adopted,
     complete_checkpoint_needs_optimizer,
+    stale_trainer_best_accepted,
     shard_index_trusted,
     stop_epoch_end_taken_for_replay,
 };

@@ -21,6 +21,7 @@ struct TrainingArguments {
     bool load_best_model_at_end = false;
     bool greater_is_better = true;  // after post-init (its default follows metric_for_best_model)
     bool restore_callback_states_from_checkpoint = false;
+    std::string eval_strategy = "no";  // "steps" and "epoch" run evaluations of the trainer's own
     // Not TrainingArguments fields: what on_train_begin learns from the trainer around them. The
     // classes state.stateful_callbacks stores as lists (several callbacks of one class), and
     // whether the installed Transformers appends their refreshed states to those lists on every

@@ -33,8 +33,24 @@ void TriggerCallback::refuse_unsafe_training_args(const TrainingArguments& args)
             "checkpoint evaluation cannot run with save_total_limit=1 and metric_for_best_model or "
             "load_best_model_at_end: Transformers deletes every checkpoint but its own "
             "best_model_checkpoint, "
-            "which can be another than final_checkpoint's target; set save_total_limit >= 2 or unset "
-            "metric_for_best_model and load_best_model_at_end");
+            "which can be another than final_checkpoint's target; set save_total_limit >= 2 (>= 3 beside "
+            "eval_strategy \"steps\" or \"epoch\") or unset metric_for_best_model and "
+            "load_best_model_at_end");
+    }
+    // Finding 24: an evaluation of the trainer's own can become its best at a step nothing saved, so
+    // best_model_checkpoint stays on an older checkpoint. Rotation keeps that one and the newest, and
+    // under a limit of 2 deletes final_checkpoint's target before the new best is committed (under
+    // save_on_each_node another node's rotation does so before rank 0 writes). A limit of 3 keeps
+    // the stale best, the target and the new checkpoint: the callback saves only on its own new best.
+    if (trainer_tracks_best && args.eval_strategy != "no" && args.save_total_limit == 2 &&
+        !mutants::is_active(Mutant::stale_trainer_best_accepted)) {
+        throw TrainingArgumentsRefused(
+            "checkpoint evaluation cannot run with save_total_limit=2 beside eval_strategy=\"" +
+            args.eval_strategy +
+            "\" and the trainer's own best: an evaluation of the trainer's own can leave "
+            "best_model_checkpoint "
+            "on an older checkpoint, which rotation keeps beside the newest, deleting final_checkpoint's "
+            "target before the new best is committed; set save_total_limit >= 3, or eval_strategy=\"no\"");
     }
     if (args.restore_callback_states_from_checkpoint &&
         (args.refresh_appends_duplicate_states || mutants::is_active(Mutant::refusal_rule_ignores_refresh)) &&

@@ -32,7 +32,8 @@ void CallbacksChecker::on(const IncarnationBegan& e) {
                 configured.early_stopping_callback};
     running_.held = {running_.ids, running_.models, count >= 2};
     configuration_unchanged_ = true;
-    layout_judged_step_.reset();
+    layout_judged_write_.reset();
+    evaluations_.reset();
     due_refusal_.clear();
     restore_findings_.clear();
     trainer_best_metric_.reset();
@@ -214,9 +215,9 @@ void CallbacksChecker::on(const TrainerStateWritten& e) {
     const auto where = "written into checkpoint-" + std::to_string(e.step);
     if (auto finding = counters_finding(*e.callback_states, running_.models, where)) {
         context_.violate(Property::P10, *finding);
-    } else if (layout_judged_step_ != e.step) {
+    } else if (layout_judged_write_ != std::make_pair(e.step, e.rank)) {
         // Once per write: the event comes again, with the same export, once the file is durable.
-        layout_judged_step_ = e.step;
+        layout_judged_write_ = std::make_pair(e.step, e.rank);
         if (auto layout = stateful_callbacks_finding(*e.callback_states, expected_export())) {
             context_.violate(Property::P10, "stateful_callbacks " + where + ": " + *layout);
         }

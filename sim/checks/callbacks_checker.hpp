@@ -14,10 +14,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/checks/checker_context.hpp"
 #include "sim/checks/exportable_state_layout.hpp"
+#include "sim/checks/first_reports.hpp"
 #include "sim/events/event.hpp"
 
 namespace ckpt::sim {
@@ -78,13 +80,15 @@ class CallbacksChecker {
                                                 const std::string& where) const;
 
     const CheckerContext& context_;
-    Configuration running_;                           // the running incarnation
-    bool configuration_unchanged_ = true;             // the running one resumed under its checkpoint's
-    std::vector<std::string> due_refusal_;            // names the running incarnation's refusal must give
-    std::map<std::int64_t, Configuration> saved_;     // as of each checkpoint write the ledger holds
-    std::uint64_t retirements_seen_ = 0;              // Ledger::retirements when saved_ was last pruned
-    std::vector<std::string> restore_findings_;       // the last restore's, judged if it trains on
-    std::optional<std::int64_t> layout_judged_step_;  // the write whose export was last judged
+    Configuration running_;                        // the running incarnation
+    bool configuration_unchanged_ = true;          // the running one resumed under its checkpoint's
+    std::vector<std::string> due_refusal_;         // names the running incarnation's refusal must give
+    std::map<std::int64_t, Configuration> saved_;  // as of each checkpoint write the ledger holds
+    std::uint64_t retirements_seen_ = 0;           // Ledger::retirements when saved_ was last pruned
+    std::vector<std::string> restore_findings_;    // the last restore's, judged if it trains on
+    // The write whose export was last judged: the checkpoint and its writer's rank.
+    std::optional<std::pair<std::int64_t, int>> layout_judged_write_;
+    FirstReports evaluations_;  // every rank reports each evaluation; the first report counts
     // TrainerState.best_metric as the checker restates it (_determine_best_metric on the tracked
     // metric, the resumed checkpoint's trainer_state.json on the disk): what Transformers' own
     // EarlyStoppingCallback compares each metric with.

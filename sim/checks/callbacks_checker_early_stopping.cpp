@@ -34,13 +34,19 @@ void CallbacksChecker::adopt_trainer_best(const std::vector<bool>& restored) {
     }
 }
 
+// The first rank to report an evaluation moves the models; rank 0's report judges its stop, which
+// rank 0's own early-stopping callbacks requested (or not) just before it.
 void CallbacksChecker::on(const MetricsEvaluated& e) {
-    if (stock_early_stopping()) {
-        replay_transformers_rule(e.score);
-    } else {
-        replay_port_rule(e.score);
+    if (evaluations_.first(e.rank)) {
+        if (stock_early_stopping()) {
+            replay_transformers_rule(e.score);
+        } else {
+            replay_port_rule(e.score);
+        }
     }
-    judge_early_stop(e.step);
+    if (e.rank == 0) {
+        judge_early_stop(e.step);
+    }
 }
 
 void CallbacksChecker::on(const EarlyStoppingRequested& e) noexcept {

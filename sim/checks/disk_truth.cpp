@@ -78,9 +78,7 @@ bool checkpoint_is_complete(const SimFileSystem& fs, const Ledger& ledger, std::
     // Most checks see exactly the bytes the trainer wrote (a ledger record names global_step N);
     // comparing them is far cheaper than parsing, and this runs at every crash point passed.
     const auto record = ledger.checkpoints.find(step);
-    if (record != ledger.checkpoints.end() &&
-        fs.content_equals(FsView::visible, path, record->second.trainer_state_bytes,
-                          record->second.bytes_on_disk.get())) {
+    if (record != ledger.checkpoints.end() && record->second.held_in(fs, FsView::visible, path)) {
         return true;
     }
     const auto bytes = fs.content_in(FsView::visible, path);
@@ -128,7 +126,7 @@ bool record_intact(const SimFileSystem& fs, const Ledger& ledger, const Checkpoi
     if (damaged != ledger.checkpoint_damaged.end() && damaged->second) {
         return false;
     }
-    return fs.content_equals(FsView::visible, trainer_state_path(record.step), record.trainer_state_bytes);
+    return record.held_in(fs, FsView::visible, trainer_state_path(record.step));
 }
 
 // The sidecar counts when its best is intact (or external); so does every intact checkpoint.

@@ -18,6 +18,7 @@
 #include "policy/core/checkpoint_evaluation_decision.hpp"
 #include "policy/core/checkpoint_evaluation_policy.hpp"
 #include "policy/core/checkpoint_evaluation_state.hpp"
+#include "sim/disk/sim_file_system.hpp"
 
 namespace ckpt::sim {
 
@@ -62,6 +63,17 @@ struct CheckpointRecord {
     // The disk's own bytes, seen equal to trainer_state_bytes when the record was made: a view
     // still holding these very bytes holds the record's (SimFileSystem::content_equals).
     std::shared_ptr<const std::string> bytes_on_disk;
+    int writer_rank = 0;  // the rank that wrote trainer_state_bytes
+    // Under save_on_each_node, another node's write of the same checkpoint in the same
+    // incarnation, when its bytes differ (is_world_process_zero at least): a power loss may keep
+    // either whole write, so a view holding either holds this record.
+    std::string other_node_bytes;
+
+    // Whether `view` holds one of this record's writes at `path`, the trainer_state.json it names.
+    bool held_in(const SimFileSystem& fs, FsView view, std::string_view path) const {
+        return fs.content_equals(view, path, trainer_state_bytes, bytes_on_disk.get()) ||
+               (!other_node_bytes.empty() && fs.content_equals(view, path, other_node_bytes));
+    }
 };
 
 struct SidecarRecord {

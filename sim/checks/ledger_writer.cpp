@@ -136,6 +136,9 @@ void LedgerWriter::on(const TrainerStateWritten& e) {
          (record.callback_states != nullptr && *record.callback_states == *e.callback_states)) &&
         record.node == ledger_.current_node;
     if (!same_write) {
+        const bool another_node = record.step == e.step && record.incarnation == incarnation_ &&
+                                  record.writer_rank != e.rank && record.trainer_state_bytes != e.bytes;
+        std::string other_node_bytes = another_node ? std::move(record.trainer_state_bytes) : std::string();
         record = CheckpointRecord{e.step,
                                   incarnation_,
                                   e.score,
@@ -144,7 +147,9 @@ void LedgerWriter::on(const TrainerStateWritten& e) {
                                   std::string(e.bytes),
                                   false,
                                   ledger_.current_node,
-                                  nullptr};
+                                  nullptr,
+                                  e.rank,
+                                  std::move(other_node_bytes)};
         forget_retired(e.step);
         retire_unreachable_checkpoints(e.step);
     }

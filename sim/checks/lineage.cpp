@@ -64,8 +64,7 @@ const CheckpointRecord* visible_checkpoint(const SimFileSystem& fs, const Ledger
         return nullptr;
     }
     const auto path = trainer_state_path(step);
-    return fs.content_equals(FsView::visible, path, record->second.trainer_state_bytes) ? &record->second
-                                                                                        : nullptr;
+    return record->second.held_in(fs, FsView::visible, path) ? &record->second : nullptr;
 }
 
 // The newest node continuing `base` whose state the visible sidecar holds, if its best is

@@ -106,18 +106,24 @@ void LinkChecker::rank_zero_crash_point(CrashPoint point) {
     if (link_check_was_ok_ || context_.ledger.link_target_damaged) {
         return;
     }
-    if (context_.save_window.open()) {
+    const auto& trainer = context_.scenario.trainer;
+    const bool rotation_removes_the_best = trainer.save_total_limit == 1 && !trainer.protect_best_in_rotation;
+    if (context_.save_window.open() && rotation_removes_the_best) {
         save_window_dangling_ += 1;  // the seed's known exposure, measured not failed
         return;
     }
     if (!fresh) {
         return;  // already reported for this state of the disk
     }
-    context_.violate(Property::P4,
-                     "final_checkpoint names " +
-                         (link_checked_step_ ? "checkpoint-" + std::to_string(*link_checked_step_)
-                                             : std::string("a non-checkpoint")) +
-                         ", which is not complete, outside the save window");
+    context_.violate(
+        Property::P4,
+        "final_checkpoint names " +
+            (link_checked_step_ ? "checkpoint-" + std::to_string(*link_checked_step_)
+                                : std::string("a non-checkpoint")) +
+            (context_.save_window.open()
+                 ? ", which is not complete, in a save window whose rotation keeps it (save_total_limit " +
+                       std::to_string(trainer.save_total_limit) + ")"
+                 : ", which is not complete, outside the save window"));
 }
 
 // The best is the ledger's, not the one the policy ends with.

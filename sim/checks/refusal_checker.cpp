@@ -63,6 +63,11 @@ std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_
     if (tracks_best && trainer.save_total_limit == 1) {
         return "save_total_limit";
     }
+    // Finding 24: the trainer's own evaluations can leave best_model_checkpoint on an older
+    // checkpoint; rotation under a limit of 2 then keeps it and the newest, not the linked best.
+    if (tracks_best && trainer.eval_strategy != EvalStrategy::no && trainer.save_total_limit == 2) {
+        return "save_total_limit";
+    }
     if (trainer.restore_callback_states_from_checkpoint &&
         trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append && several_of_one_class) {
         return "restore_callback_states_from_checkpoint";

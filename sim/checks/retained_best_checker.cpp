@@ -41,13 +41,26 @@ void RetainedBestChecker::on(const IncarnationBegan& e) {
 
 void RetainedBestChecker::on(const CheckpointStarted& e) {
     unpublished_ = e.step;
+    know(e.step);
+}
+
+// Under save_on_each_node another node writes the checkpoint too, maybe before rank 0 begins it
+// (or when rank 0, dead, never does): it is unpublished until rank 0 commits it.
+void RetainedBestChecker::on(const TrainerStateWritten& e) {
+    if (e.rank != 0) {
+        unpublished_ = e.step;
+    }
+    know(e.step);
+}
+
+void RetainedBestChecker::know(std::int64_t step) {
     const auto at =
-        std::lower_bound(known_.begin(), known_.end(), e.step,
-                         [](const KnownCheckpoint& k, std::int64_t step) { return k.step < step; });
-    if (at == known_.end() || at->step != e.step) {
-        auto directory = checkpoint_path(e.step);
+        std::lower_bound(known_.begin(), known_.end(), step,
+                         [](const KnownCheckpoint& k, std::int64_t known) { return k.step < known; });
+    if (at == known_.end() || at->step != step) {
+        auto directory = checkpoint_path(step);
         auto state = directory + "/" + kTrainerState;
-        known_.insert(at, KnownCheckpoint{e.step, std::move(directory), std::move(state)});
+        known_.insert(at, KnownCheckpoint{step, std::move(directory), std::move(state)});
     }
 }
 
@@ -122,8 +135,7 @@ void RetainedBestChecker::read_view(FsView view) {
         const auto damaged = ledger.checkpoint_damaged.find(step);
         const bool recorded = record != ledger.checkpoints.end() &&
                               (damaged == ledger.checkpoint_damaged.end() || !damaged->second) &&
-                              fs.content_equals(view, known.trainer_state, record->second.trainer_state_bytes,
-                                                record->second.bytes_on_disk.get());
+                              record->second.held_in(fs, view, known.trainer_state);
         // A file found inside the directory proves it one (the lookup resolved it as a directory,
         // links followed as is_dir_in follows them): only the others need asking.
         if (!recorded && !fs.is_dir_in(view, known.directory)) {

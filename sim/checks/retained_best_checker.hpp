@@ -23,6 +23,7 @@ class RetainedBestChecker {
 
     void on(const IncarnationBegan& e);
     void on(const CheckpointStarted& e);
+    void on(const TrainerStateWritten& e);
     // The job fails on it, possibly with a publication cut short: the next recovery repairs it.
     void on(const IoErrorInjected&) noexcept { repair_pending_ = true; }
     void on(const Committed& e) noexcept;
@@ -37,6 +38,7 @@ class RetainedBestChecker {
 
   private:
     void rank_zero_crash_point(CrashPoint point);
+    void know(std::int64_t step);  // a checkpoint directory that may now exist
     // One view's checkpoint directories, as this checker lists and reads them.
     struct Survivor {
         std::int64_t step = 0;

@@ -28,7 +28,8 @@ std::optional<std::map<std::string, json, std::less<>>> read_best_fields(std::st
 
 void TrainerBestChecker::on(const IncarnationBegan& e) {
     best_ = {};
-    checked_step_.reset();
+    checked_write_.reset();
+    evaluations_.reset();
     if (!e.resume_step) {
         return;
     }
@@ -61,6 +62,9 @@ void TrainerBestChecker::on(const IncarnationBegan& e) {
 }
 
 void TrainerBestChecker::on(const MetricsEvaluated& e) noexcept {
+    if (!evaluations_.first(e.rank)) {
+        return;
+    }
     const auto& trainer = context_.scenario.trainer;
     // TrainingArguments' post-init: load_best_model_at_end without a metric tracks "loss", and
     // greater_is_better defaults to "the metric does not end with loss".
@@ -84,10 +88,10 @@ void TrainerBestChecker::on(const MetricsEvaluated& e) noexcept {
 }
 
 void TrainerBestChecker::on(const TrainerStateWritten& e) {
-    if (checked_step_ == e.step) {
+    if (checked_write_ == std::make_pair(e.step, e.rank)) {
         return;
     }
-    checked_step_ = e.step;
+    checked_write_ = std::make_pair(e.step, e.rank);
     // _save_checkpoint names the best checkpoint once the model is written, if it exists.
     if (context_.scenario.trainer.save_strategy != SaveStrategy::best && best_.global_step) {
         const auto path = checkpoint_path(*best_.global_step);

@@ -10,10 +10,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/checks/checker_context.hpp"
+#include "sim/checks/first_reports.hpp"
 #include "sim/events/event.hpp"
 
 namespace ckpt::sim {
@@ -46,7 +48,9 @@ class TrainerBestChecker {
 
     const CheckerContext& context_;
     Best best_;
-    std::optional<std::int64_t> checked_step_;  // each write is reported more than once
+    // Each write is reported more than once: the checkpoint and its writer's rank.
+    std::optional<std::pair<std::int64_t, int>> checked_write_;
+    FirstReports evaluations_;  // every rank reports each evaluation; the first report counts
     // By step, the last judged write of each checkpoint the ledger still holds (the others can
     // never be resumed from: LedgerWriter retires them), pruned when the ledger retires one.
     std::map<std::int64_t, JudgedWrite> judged_;

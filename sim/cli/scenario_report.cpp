@@ -100,7 +100,11 @@ void print_report(std::ostream& out, const ScenarioReport& report) {
     out << "seed " << s.seed
         << (report.file.mutant ? " (mutant " + std::string(mutants::name_of(*report.file.mutant)) + ")" : "")
         << "\n";
-    out << "  ranks " << s.job.ranks << ", max_steps " << s.trainer.max_steps << ", save every "
+    out << "  ranks " << s.job.ranks
+        << (s.job.nodes > 1 ? " on " + std::to_string(s.job.nodes) + " nodes" +
+                                  (s.trainer.save_on_each_node ? " (save_on_each_node)" : "")
+                            : std::string())
+        << ", max_steps " << s.trainer.max_steps << ", save every "
         << (s.trainer.save_strategy == sim::SaveStrategy::steps
                 ? std::to_string(s.trainer.save_steps) + " steps"
                 : std::string("epoch"))

@@ -74,6 +74,14 @@ void TrainerOverrides::add_to(CLI::App* command) {
         ->check(CLI::IsMember(names_of(sim::kEarlyStoppingCallbackKindNames)));
     command->add_option("--save-only-model", save_only_model,
                         "Override TrainingArguments.save_only_model (true|false)");
+    command->add_option("--save-on-each-node", save_on_each_node,
+                        "Override TrainingArguments.save_on_each_node (true|false; with one node it changes "
+                        "nothing)");
+    command
+        ->add_option("--nodes", nodes,
+                     "Override the number of nodes the ranks are split over, in scenarios whose ranks it "
+                     "divides (others keep theirs)")
+        ->check(CLI::Range(1, 8));  // the ranks' limit
 }
 
 bool TrainerOverrides::any() const noexcept {
@@ -81,7 +89,7 @@ bool TrainerOverrides::any() const noexcept {
            resume_from_checkpoint || resume_rule || rotation_order || stateful_callbacks_refresh ||
            restored_callbacks_position || save_strategy || metric_for_best_model || greater_is_better ||
            load_best_model_at_end || eval_strategy || eval_steps || logging_steps || weights_shards ||
-           early_stopping_callback || save_only_model;
+           early_stopping_callback || save_only_model || save_on_each_node || nodes;
 }
 
 void TrainerOverrides::apply(sim::Scenario& scenario) const {
@@ -123,6 +131,9 @@ void TrainerOverrides::apply(sim::Scenario& scenario) const {
             callbacks.early_stopping_mixed_keys = false;
         }
     }
+    if (nodes && scenario.job.ranks % *nodes == 0) {
+        scenario.job.nodes = *nodes;
+    }
 }
 
 void TrainerOverrides::apply_best_model_overrides(sim::TrainerOptions& trainer) const {
@@ -154,6 +165,9 @@ void TrainerOverrides::apply_best_model_overrides(sim::TrainerOptions& trainer) 
     if (save_only_model) {
         trainer.save_only_model = *save_only_model;
     }
+    if (save_on_each_node) {
+        trainer.save_on_each_node = *save_on_each_node;
+    }
 }
 
 nlohmann::json TrainerOverrides::to_json() const {
@@ -181,6 +195,8 @@ nlohmann::json TrainerOverrides::to_json() const {
     put("weights-shards", weights_shards);
     put("early-stopping-callback", early_stopping_callback);
     put("save-only-model", save_only_model);
+    put("save-on-each-node", save_on_each_node);
+    put("nodes", nodes);
     return out;
 }
 

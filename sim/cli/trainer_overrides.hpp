@@ -33,6 +33,8 @@ struct TrainerOverrides {
     std::optional<int> weights_shards;
     std::optional<std::string> early_stopping_callback;
     std::optional<bool> save_only_model;
+    std::optional<bool> save_on_each_node;
+    std::optional<int> nodes;  // applied where it divides the ranks
 
     void add_to(CLI::App* command);
     bool any() const noexcept;

@@ -147,11 +147,13 @@ struct TrainerEvaluationStarted {
     int rank = 0;
     std::int64_t step = 0;
 };
-// Rank 0's evaluation reported the score (the metric Transformers' best tracking reads), after
-// every evaluation, the callback's and the trainer's own.
+// A rank's evaluation reported the score (the metric Transformers' best tracking reads), after
+// every evaluation, the callback's and the trainer's own. Every rank reports each evaluation:
+// under save_on_each_node another node may write the checkpoint before rank 0's callbacks ran.
 struct MetricsEvaluated {
     std::int64_t step = 0;
     double score = 0.0;
+    int rank = 0;
 };
 // load_best_model_at_end's barrier passed and rank 0 loads (or, when it is gone, warns about)
 // the weights of best_model_checkpoint; the end-of-training clean-up follows.
@@ -175,7 +177,8 @@ struct SidecarPersisted {
 struct CheckpointStarted {
     std::int64_t step = 0;
 };
-// trainer_state.json of checkpoint-`step` was written (and, the second time, fsynced).
+// trainer_state.json of checkpoint-`step` was written (and, the second time, fsynced), by rank 0
+// or, under save_on_each_node, by another node's local rank 0 too, before or after it.
 // callback_states is never null; it is shared, not copied, so the ledger keeps the trainer's
 // own export and the second report of one write is recognised without a deep compare.
 struct TrainerStateWritten {
@@ -184,6 +187,7 @@ struct TrainerStateWritten {
     const CheckpointEvaluationState& policy_state;
     std::shared_ptr<const nlohmann::json> callback_states;
     std::string_view bytes;
+    int rank = 0;  // the writer: rank 0, or under save_on_each_node another node's local rank 0
 };
 // The rotation after a checkpoint write begins: the save window opens.
 struct RotationStarted {};

@@ -1,4 +1,5 @@
-// The save window, owned by the world: from rank 0's rotation to the commit that follows (the
+// The save window, owned by the world: from the first rotation (rank 0's, or under
+// save_on_each_node any node's) to the commit that follows (the
 // end of its on_save, or, when a crash or an error cut the commit short, the recovery in the
 // next on_train_begin). The seed's design may leave final_checkpoint dangling here (DESIGN.md,
 // P4). It outlives incarnations, because an interrupted window stays open across a crash.

@@ -256,7 +256,7 @@ void FaultPlan::execute_step_fault(const PlannedFault& fault, const DueFault& du
         const auto link_step = visible_link_step(fs);
         for (const auto& [step, record] : targets.ledger.checkpoints) {
             const auto path = join_path(join_path(kOutputDir, checkpoint_dir_name(step)), kTrainerStateName);
-            if (fs.content_equals(FsView::visible, path, record.trainer_state_bytes)) {
+            if (record.held_in(fs, FsView::visible, path)) {
                 newest = step;
                 linked = step == link_step ? std::optional<std::int64_t>(step) : linked;
             }

@@ -191,6 +191,7 @@ void read_evaluation_options(const Reader& r, TrainerOptions& trainer) {
     trainer.logging_steps = r.integer<std::int64_t>("logging_steps", 500, 1, kMaxSteps);
     trainer.weights_shards = r.integer<int>("weights_shards", 1, 1, kMaxWeightsShards);
     trainer.save_only_model = r.boolean("save_only_model", false);
+    trainer.save_on_each_node = r.boolean("save_on_each_node", false);
 }
 
 }  // namespace
@@ -261,6 +262,12 @@ json Scenario::to_json() const {
     if (trainer.save_only_model) {
         out["save_only_model"] = true;
     }
+    if (trainer.save_on_each_node) {
+        out["save_on_each_node"] = true;
+    }
+    if (job.nodes != JobOptions{}.nodes) {
+        out["nodes"] = job.nodes;
+    }
     if (callbacks.resume_change.any()) {
         auto& change = out["resume_change"] = json::object();
         if (callbacks.resume_change.policy) {
@@ -309,6 +316,8 @@ Scenario Scenario::from_json(const json& document) {
                       "logging_steps",
                       "weights_shards",
                       "save_only_model",
+                      "save_on_each_node",
+                      "nodes",
                       "early_stopping_callbacks",
                       "early_stopping_state_keys",
                       "score",
@@ -327,6 +336,7 @@ Scenario Scenario::from_json(const json& document) {
     Scenario s;
     s.seed = r.integer<std::uint64_t>("seed", 0, 0, UINT64_MAX);
     s.job.ranks = r.integer<int>("ranks", 1, 1, kMaxRanks);
+    s.job.nodes = r.integer<int>("nodes", 1, 1, kMaxRanks);
     s.trainer.max_steps = r.integer<std::int64_t>("max_steps", 500, 1, kMaxSteps);
     s.trainer.steps_per_epoch = r.integer<std::int64_t>("steps_per_epoch", 100, 1, kMaxSteps);
     s.trainer.save_strategy = r.choice("save_strategy", SaveStrategy::steps, kSaveStrategyNames);

@@ -253,6 +253,11 @@ struct TrainerOptions {
     // checkpoint cannot be resumed from; train() resumes from it all the same, skipping what is
     // missing (a fresh optimizer, a logged RNG warning).
     bool save_only_model = false;
+    // TrainingArguments.save_on_each_node: every node's local rank 0 saves the model, the
+    // optimizer, trainer_state.json and rotates, as the main process does (TrainingArguments'
+    // should_save). Meant for node-local storage; the simulated nodes share one output_dir, so a
+    // checkpoint's files are written once per node and rotation runs once per node.
+    bool save_on_each_node = false;
 
     std::int64_t effective_eval_steps() const { return eval_steps.value_or(logging_steps); }
 
@@ -319,6 +324,10 @@ int sidecar_version_written(const CallbackOptions& callbacks, int incarnation) n
 // The job's processes and what the launcher does when they hang.
 struct JobOptions {
     int ranks = 1;
+    // The machines the ranks run on, ranks / nodes each, in rank order (torchrun's default): rank
+    // r is local rank r % (ranks / nodes) of node r / (ranks / nodes). Only save_on_each_node
+    // tells them apart.
+    int nodes = 1;
     // A hang becomes a job crash (NCCL timeout) and the job resumes.
     bool watchdog = true;
 };

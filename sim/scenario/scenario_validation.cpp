@@ -15,6 +15,9 @@ void Scenario::validate() const {
     if (job.ranks < 1 || job.ranks > kMaxRanks) {
         bad_field("ranks", "must be between 1 and " + std::to_string(kMaxRanks));
     }
+    if (job.nodes < 1 || job.ranks % job.nodes != 0) {
+        bad_field("nodes", "must divide ranks (" + std::to_string(job.ranks) + ") into nodes of equal size");
+    }
     if (trainer.max_steps < 1 || trainer.max_steps > kMaxScenarioSteps) {
         bad_field("max_steps", "must be between 1 and " + std::to_string(kMaxScenarioSteps));
     }

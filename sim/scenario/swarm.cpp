@@ -288,6 +288,27 @@ void draw_early_stopping_callback(std::uint64_t seed, Scenario& s) {
     }
 }
 
+// Two nodes for an even number of ranks, and whether each saves, from a stream of their own.
+void draw_nodes(std::uint64_t seed, Scenario& s) {
+    Rng rng = Rng(seed).derive("nodes");
+    const NodeMix& mix = kSwarm.nodes;
+    if (s.job.ranks % 2 == 0 && roll(rng, mix.two_nodes)) {
+        s.job.nodes = 2;
+        s.trainer.save_on_each_node = roll(rng, mix.save_on_each_node);
+    }
+}
+
+// A tracked best beside the trainer's own evaluations and a limit of 2 is refused (finding 24);
+// most such draws, the standard early-stopping setup's among them, take the accepted limit of 3, so
+// the refusal stays reachable but rare. From a stream of its own, after every draw that sets them.
+void settle_stale_best_limit(std::uint64_t seed, TrainerOptions& trainer) {
+    Rng rng = Rng(seed).derive("stale_best_limit");
+    if (!trainer.tracked_metric().empty() && trainer.eval_strategy != EvalStrategy::no &&
+        trainer.save_total_limit == 2 && !roll(rng, kSwarm.trainer_realism.tracked_best_refused)) {
+        trainer.save_total_limit = 3;
+    }
+}
+
 }  // namespace
 
 Scenario draw_scenario(std::uint64_t seed) {
@@ -306,6 +327,8 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_release_inputs(seed, s);
     draw_evaluations(seed, s.trainer);
     draw_early_stopping_callback(seed, s);
+    draw_nodes(seed, s);
+    settle_stale_best_limit(seed, s.trainer);
     return s;
 }
 

@@ -119,6 +119,14 @@ struct StockEarlyStoppingMix {
     Range<int> adopted_patience{2, 5};  // its patience then: a counter restored live stops soon
 };
 
+// Issue 21: several nodes and TrainingArguments.save_on_each_node, from a stream of their own
+// (swarm.cpp's draw_nodes). Transformers' default, saving on the main process only, stays the most
+// drawn.
+struct NodeMix {
+    Odds two_nodes{1, 2};          // an even number of ranks split over two nodes
+    Odds save_on_each_node{2, 3};  // of those: each node's local rank 0 saves and rotates
+};
+
 struct SwarmRanges {
     RankMix ranks;
     Range<std::int64_t> max_steps{400, 1400};
@@ -140,7 +148,7 @@ struct SwarmRanges {
     Odds early_stopping_state_keys{1, 2};
     // Drawn from a stream of their own (swarm.cpp's draw_release_inputs).
     Odds mixed_state_keys{1, 2};  // of the keyed draws: positional callbacks beside keyed ones
-    Odds upgraded_across_resume{3, 4};
+    Odds upgraded_across_resume{4, 5};
     // Early stopping keeps out of the way (patience 1000 + k) unless BUGGIFY's early_stopping_acts.
     // Scripted scores are multiples of 1/score_grid in [0, 1], so ties are common.
     Range<int> script_length{8, 20};
@@ -151,6 +159,7 @@ struct SwarmRanges {
     TrainerRealismMix trainer_realism;
     EvaluationMix evaluations;
     StockEarlyStoppingMix stock_early_stopping;
+    NodeMix nodes;
     Odds watchdog{17, 20};
     BuggifyMix buggify;
 };

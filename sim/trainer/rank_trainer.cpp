@@ -49,6 +49,7 @@ void RankTrainer::train_begin() {
     args.metric_for_best_model = job_.scenario.trainer.tracked_metric();
     args.load_best_model_at_end = job_.scenario.trainer.load_best_model_at_end;
     args.greater_is_better = job_.scenario.trainer.tracked_greater_is_better();
+    args.eval_strategy = std::string(kEvalStrategyNames.name(job_.scenario.trainer.eval_strategy));
     args.restore_callback_states_from_checkpoint =
         job_.scenario.trainer.restore_callback_states_from_checkpoint;
     args.refresh_appends_duplicate_states =
@@ -148,6 +149,13 @@ void RankTrainer::training_loop() {
 
 void RankTrainer::maybe_log_save_evaluate() {
     control_.should_log = false;  // training logs and log_history are not modelled yet
+    if ((control_.should_evaluate || control_.should_save) && job_.scenario.job.ranks > 1) {
+        // DDP's gradient all-reduce keeps the ranks in step: no rank evaluates or saves step s
+        // before every rank has trained it. The ranks' fibers otherwise meet only at the
+        // callbacks' collectives, so a rank beside a dead one would write a checkpoint alone.
+        collective_.set_waiting_point("gradient all-reduce");
+        collective_.barrier();
+    }
     // Trainer._evaluate runs only when the flag is set; CallbackHandler.on_evaluate clears it.
     // Whether the evaluation is the policy's is the callback's own pending flag.
     if (control_.should_evaluate) {
@@ -246,9 +254,7 @@ void RankTrainer::other_callbacks_on_evaluate(double score, TrainerControl befor
         emit(EarlyStoppingRequested{rank_});
     }
     evaluation_found_new_best_ = best_.determine_best_metric(job_.scenario.trainer, score, global_step_);
-    if (is_rank_zero()) {
-        emit(MetricsEvaluated{global_step_, score});
-    }
+    emit(MetricsEvaluated{global_step_, score, rank_});
 }
 
 // ---- _save_checkpoint ------------------------------------------------------------------------
@@ -286,6 +292,9 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     json state = json::object();
     auto& members = state.get_ref<json::object_t&>();
     members.emplace("global_step", global_step_);
+    // Set on every rank from its process index: a node's local rank 0 writes false for the world.
+    members.emplace("is_local_process_zero", is_local_rank_zero());
+    members.emplace("is_world_process_zero", is_rank_zero());
     members.emplace("epoch", static_cast<double>(global_step_) /
                                  static_cast<double>(job_.scenario.trainer.steps_per_epoch));
     members.emplace("max_steps", job_.scenario.trainer.max_steps);
@@ -310,12 +319,12 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     // Recorded as soon as the bytes are in the page cache (a killed process leaves them there,
     // complete), and again once they are durable. The record takes the export and the bytes by
     // move; both events read them from there.
-    last_trainer_state_ =
-        LastTrainerState{global_step_, last_decision_score_, trigger_->reported_policy_state(),
-                         shared_export(std::move(live)), std::move(bytes)};
-    const auto& last = *last_trainer_state_;
-    const TrainerStateWritten written{last.step, last.score, last.policy_state, last.callback_states,
-                                      last.bytes};
+    const auto last = std::make_shared<const WrittenTrainerState>(
+        WrittenTrainerState{global_step_, last_decision_score_, trigger_->reported_policy_state(),
+                            shared_export(std::move(live)), std::move(bytes), rank_});
+    job_.last_trainer_state = last;
+    const TrainerStateWritten written{last->step,  last->score, last->policy_state, last->callback_states,
+                                      last->bytes, last->rank};
     emit(written);
     emit(CrashPointPassed{CrashPoint::before_checkpoint_fsync, rank_});
     if (job_.scenario.trainer.checkpoint_fsync) {
@@ -335,7 +344,7 @@ void RankTrainer::save_checkpoint() {
         job_.mtimes.touch(transformers::checkpoint_folder(global_step_), job_.clock.now_ms());
     }
     make_dirs(job_.fs, directory);
-    if (is_rank_zero()) {
+    if (should_save()) {
         for (const auto& file :
              transformers::saved_weights(global_step_, job_.scenario.trainer.weights_shards)) {
             write_checkpoint_file(directory, file.name.c_str(), file.bytes);
@@ -353,7 +362,7 @@ void RankTrainer::save_checkpoint() {
     }
     emit(CrashPointPassed{CrashPoint::inside_checkpoint_write, rank_});
     if (!job_.scenario.trainer.save_only_model) {
-        if (is_rank_zero()) {
+        if (should_save()) {
             write_checkpoint_file(directory, "optimizer.pt", "optimizer");
             write_checkpoint_file(directory, "scheduler.pt", "scheduler");
         }
@@ -362,7 +371,7 @@ void RankTrainer::save_checkpoint() {
                                                            : "rng_state_" + std::to_string(rank_) + ".pth";
         write_checkpoint_file(directory, rng_name.c_str(), "rng");
     }
-    if (is_rank_zero()) {
+    if (should_save()) {
         if (job_.scenario.trainer.checkpoint_fsync) {
             job_.fs.fsync_dir(directory);
         }
@@ -404,12 +413,12 @@ void RankTrainer::on_save() {
     trigger_->on_save(view(), control_);
     if (is_rank_zero()) {
         emit(SaveCallbackReturned{global_step_});
-        if (commits && last_trainer_state_) {
+        if (commits && job_.last_trainer_state) {
             // The callback may have made an unfsynced checkpoint durable before linking it:
             // the ledger reads the disk again to learn whether it did.
-            const auto& last = *last_trainer_state_;
-            emit(TrainerStateWritten{last.step, last.score, last.policy_state, last.callback_states,
-                                     last.bytes});
+            const auto last = job_.last_trainer_state;  // this rank's, or another node's written after it
+            emit(TrainerStateWritten{last->step, last->score, last->policy_state, last->callback_states,
+                                     last->bytes, last->rank});
         }
         if (commits) {
             emit(SidecarPersisted{trigger_->reported_policy_state()});

@@ -81,6 +81,15 @@ class RankTrainer final : private StepOutlook {
             static_cast<double>(global_step_) / static_cast<double>(job_.scenario.trainer.steps_per_epoch)};
     }
     bool is_rank_zero() const noexcept { return rank_ == 0; }
+    // TrainingArguments' local process zero: the first rank of its node.
+    bool is_local_rank_zero() const noexcept {
+        return rank_ % (job_.scenario.job.ranks / job_.scenario.job.nodes) == 0;
+    }
+    // TrainingArguments.should_save: the main process, or every node's local rank 0 under
+    // save_on_each_node. It writes the model, the optimizer and trainer_state.json, and rotates.
+    bool should_save() const noexcept {
+        return is_rank_zero() || (job_.scenario.trainer.save_on_each_node && is_local_rank_zero());
+    }
 
     void emit(const Event& event) { job_.events.emit(event); }
 
@@ -116,16 +125,6 @@ class RankTrainer final : private StepOutlook {
     Event step_started_{StepStarted{rank_}};
     Event step_end_{CrashPointPassed{CrashPoint::step_end, rank_}};
     Event step_finished_{StepFinished{rank_, 0}};
-
-    // The last trainer_state.json written, reported again after on_save (see on_save).
-    struct LastTrainerState {
-        std::int64_t step = 0;
-        double score = 0.0;
-        CheckpointEvaluationState policy_state;
-        std::shared_ptr<const nlohmann::json> callback_states;  // shared with the ledger's record
-        std::string bytes;
-    };
-    std::optional<LastTrainerState> last_trainer_state_;
 };
 
 }  // namespace ckpt::sim

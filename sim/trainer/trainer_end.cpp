@@ -26,7 +26,7 @@ void RankTrainer::end_of_training() {
         collective_.barrier();
         load_best_model();
     }
-    if (is_rank_zero() && best_.best_model_checkpoint && job_.scenario.trainer.save_total_limit == 1) {
+    if (should_save() && best_.best_model_checkpoint && job_.scenario.trainer.save_total_limit == 1) {
         delete_all_but_best_checkpoint();
     }
 }

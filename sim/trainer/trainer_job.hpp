@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +23,16 @@
 #include "sim/trainer/trigger_port.hpp"
 
 namespace ckpt::sim {
+
+// A trainer_state.json as written, reported again after rank 0's on_save (RankTrainer::on_save).
+struct WrittenTrainerState {
+    std::int64_t step = 0;
+    double score = 0.0;
+    CheckpointEvaluationState policy_state;
+    std::shared_ptr<const nlohmann::json> callback_states;  // shared with the ledger's record
+    std::string bytes;
+    int rank = 0;  // the rank that wrote it
+};
 
 struct TrainerJob {
     const Scenario& scenario;
@@ -37,6 +49,9 @@ struct TrainerJob {
     std::optional<std::int64_t> resume_step;  // the checkpoint this incarnation starts from
     // Its trainer_state.json, migrated: every rank reads the same bytes, so it is parsed once.
     nlohmann::json resume_trainer_state;
+    // The last trainer_state.json any rank wrote: under save_on_each_node another node's local
+    // rank 0 may write it after rank 0 does, and what rank 0's on_save reports is the file's.
+    std::shared_ptr<const WrittenTrainerState> last_trainer_state;
 };
 
 }  // namespace ckpt::sim

@@ -17,9 +17,14 @@ std::string_view apply_fix_named_in(std::string_view refusal, Scenario& launch) 
         trainer.greater_is_better = true;
         return "metric_for_best_model=score";
     }
+    if (names("save_total_limit=2 beside eval_strategy")) {
+        trainer.save_total_limit = 3;
+        return "save_total_limit=3";
+    }
     if (names("save_total_limit=1 and")) {
-        trainer.save_total_limit = 2;
-        return "save_total_limit=2";
+        // The nearest accepted limit: 3 beside the trainer's own evaluations (finding 24).
+        trainer.save_total_limit = trainer.eval_strategy == EvalStrategy::no ? 2 : 3;
+        return trainer.save_total_limit == 2 ? "save_total_limit=2" : "save_total_limit=3";
     }
     if (names("restore_callback_states_from_checkpoint=True and several")) {
         trainer.restore_callback_states_from_checkpoint = false;

@@ -184,7 +184,8 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
                        : port_early_stopping,
                    incarnation,
                    resume_step,
-                   {}};
+                   {},
+                   nullptr};
     if (resume_step) {
         const auto path = join_path(transformers::checkpoint_path(kOutputDir, *resume_step),
                                     transformers::kTrainerStateFile);

@@ -195,6 +195,9 @@ TraceFields scenario_fields(const Scenario& scenario) {
     } else {
         fields.string("metric_for_best_model", trainer.metric_for_best_model);
     }
+    if (scenario.job.nodes != JobOptions{}.nodes) {
+        fields.integer("nodes", scenario.job.nodes);
+    }
     fields.raw("policy", policy_text(callbacks.policy))
         .boolean("protect_best_in_rotation", trainer.protect_best_in_rotation)
         .integer("ranks", scenario.job.ranks)
@@ -210,6 +213,9 @@ TraceFields scenario_fields(const Scenario& scenario) {
     fields.string("resume_from_checkpoint", kResumeArgumentNames.name(trainer.resume_from_checkpoint))
         .string("resume_rule", kResumeRuleNames.name(trainer.resume_rule))
         .string("rotation_order", kRotationOrderNames.name(trainer.rotation_order));
+    if (trainer.save_on_each_node) {
+        fields.boolean("save_on_each_node", true);
+    }
     if (trainer.save_only_model) {
         fields.boolean("save_only_model", true);
     }

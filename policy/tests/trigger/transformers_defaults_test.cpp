@@ -3,6 +3,7 @@
 // callback takes its own from the resume checkpoint; and since Transformers never fsyncs a
 // checkpoint, the callback makes it durable before final_checkpoint may name it.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <tuple>
 
@@ -161,6 +162,33 @@ TYPED_TEST(TransformersDefaults, KeepingOneCheckpointBesideATrainerBestIsRefused
     args.load_best_model_at_end = true;
     args.metric_for_best_model = "score";  // the callback's own metric, higher is better
     EXPECT_NO_THROW(callback.on_train_begin(args, {.global_step = 0}, control));
+}
+
+// Finding 24: the trainer's own evaluations can leave best_model_checkpoint on an older checkpoint;
+// rotation under a limit of 2 keeps it and the newest, not final_checkpoint's target. A limit of 3,
+// or no evaluations of the trainer's own, is accepted.
+TYPED_TEST(TransformersDefaults, ALimitOfTwoBesideTheTrainersOwnEvaluationsAndBestIsRefused) {
+    const auto train_begin = [&](std::int64_t limit, const char* eval_strategy) {
+        auto callback = this->make(this->every_ten_steps());
+        TrainerControl control;
+        TrainingArguments args{.output_dir = this->root()};
+        args.save_total_limit = limit;
+        args.metric_for_best_model = "score";
+        args.eval_strategy = eval_strategy;
+        callback.on_train_begin(args, {.global_step = 0}, control);
+    };
+    for (const char* eval_strategy : {"steps", "epoch"}) {
+        try {
+            train_begin(2, eval_strategy);
+            FAIL() << "a limit of 2 beside eval_strategy=" << eval_strategy << " was accepted";
+        } catch (const TrainingArgumentsRefused& error) {
+            const std::string message = error.what();
+            EXPECT_NE(message.find("save_total_limit=2"), std::string::npos) << message;
+            EXPECT_NE(message.find("save_total_limit >= 3"), std::string::npos) << message;
+        }
+        EXPECT_NO_THROW(train_begin(3, eval_strategy)) << eval_strategy;
+    }
+    EXPECT_NO_THROW(train_begin(2, "no"));
 }
 
 // A Trainer best on another metric, or lower-is-better, keeps another checkpoint alive in

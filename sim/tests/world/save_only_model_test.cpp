@@ -20,25 +20,9 @@ using testing::run;
 // 40 steps on 2 ranks, an evaluation every 10 (scores rising, so each saves), the job killed once at
 // the third step end after checkpoint-10: the resume must start from checkpoint-10.
 Scenario model_only_checkpoints() {
-    Scenario s;
-    s.seed = 5;
-    s.job.ranks = 2;
-    s.trainer.max_steps = 40;
-    s.trainer.steps_per_epoch = 40;
-    s.trainer.save_steps = 10;
+    auto s = testing::rising_scores_with_a_kill(2, CrashPoint::step_end, 13);
     s.trainer.save_total_limit = 2;
     s.trainer.save_only_model = true;
-    s.callbacks.policy.patience = 3;
-    s.callbacks.policy.patience_start_step = 0;
-    s.score.kind = ScoreKind::scripted;
-    s.score.script = {0.1, 0.2, 0.3, 0.4};
-    PlannedFault crash;
-    crash.action = FaultAction::crash;
-    crash.point = CrashPoint::step_end;
-    crash.occurrence = 13;
-    crash.scope = CrashScope::job;
-    crash.kind = CrashKind::process_kill;
-    s.faults.push_back(crash);
     return s;
 }
 

@@ -23,7 +23,7 @@ Scenario with_stock_early_stopping(std::vector<double> script) {
     s.trainer.max_steps = 100;
     s.trainer.steps_per_epoch = 100;
     s.trainer.save_steps = 10;
-    s.trainer.save_total_limit = 2;
+    s.trainer.save_total_limit = 3;  // beside the trainer's own evaluations, 2 is refused (finding 24)
     s.callbacks.policy.patience = 50;
     s.callbacks.policy.patience_start_step = 0;
     s.callbacks.early_stopping_callbacks = 1;
@@ -37,7 +37,8 @@ Scenario with_stock_early_stopping(std::vector<double> script) {
 
 // Transformers' defaults (no metric_for_best_model, eval_strategy "no") beside its callback: every
 // launch asserts on every rank before a step, and the user sets what each message names. The
-// trigger callback then refuses the tracked best beside save_total_limit=1, fixed the same way.
+// trigger callback then refuses the tracked best beside save_total_limit=1, fixed the same way,
+// and the limit of 2 that fixed it once evaluations are on (finding 24).
 TEST(StockEarlyStopping, ItsAssertionsEndEachLaunchUntilTheArgumentsAreFixed) {
     auto s = with_stock_early_stopping({0.5});
     s.job.ranks = 2;
@@ -50,8 +51,8 @@ TEST(StockEarlyStopping, ItsAssertionsEndEachLaunchUntilTheArgumentsAreFixed) {
         fixes.push_back(fix.at("fix").get<std::string>());
     }
     EXPECT_EQ(fixes, (std::vector<std::string>{"metric_for_best_model=score", "save_total_limit=2",
-                                               "eval_strategy=steps"}));
-    EXPECT_EQ(result.stats.incarnations, 4U);
+                                               "eval_strategy=steps", "save_total_limit=3"}));
+    EXPECT_EQ(result.stats.incarnations, 5U);
 }
 
 // It compares each score with the trainer's best_metric: 0.5 (none yet: reset), 0.7 (better: reset),

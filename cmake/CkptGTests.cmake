@@ -1,0 +1,24 @@
+# How a GoogleTest executable becomes CTest tests.
+#
+#   ckpt_gtests(<target> SHARDS <n> DISCOVERY_TIMEOUT <seconds>)
+#
+# A normal build registers one CTest test per GoogleTest test (gtest_discover_tests), so a failure
+# names its test and `ctest -R` picks one. A sanitizer build registers <n> shards of the whole
+# executable instead (GoogleTest's own GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX): an instrumented
+# process takes about a quarter of a second to start and to end (the shadow memory, LeakSanitizer's
+# scan at exit), which one process per test paid about a thousand times in CI's sanitizer job
+# (docs/performance.md, "CI time"). A failure there still names its test in the shard's output,
+# and GTEST_FILTER in the environment narrows the shards (.ci/sanitizers leaves tests out that way).
+function(ckpt_gtests target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SHARDS;DISCOVERY_TIMEOUT" "")
+  if(NOT CKPT_SANITIZE)
+    gtest_discover_tests(${target} DISCOVERY_TIMEOUT ${arg_DISCOVERY_TIMEOUT})
+    return()
+  endif()
+  math(EXPR last "${arg_SHARDS} - 1")
+  foreach(index RANGE ${last})
+    set(name "${target}.shard-${index}-of-${arg_SHARDS}")
+    add_test(NAME ${name} COMMAND ${target})
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "GTEST_TOTAL_SHARDS=${arg_SHARDS};GTEST_SHARD_INDEX=${index}")
+  endforeach()
+endfunction()
