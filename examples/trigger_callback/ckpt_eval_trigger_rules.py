@@ -83,7 +83,17 @@ def refuse_unsafe_training_args(args: Any, score_metric: str, extra: Mapping[str
             "checkpoint evaluation cannot run with save_total_limit=1 and metric_for_best_model or "
             "load_best_model_at_end: Transformers deletes every checkpoint but its own "
             "best_model_checkpoint, which can be another than final_checkpoint's target; set "
-            "save_total_limit >= 2 or unset metric_for_best_model and load_best_model_at_end")
+            "save_total_limit >= 2 (>= 3 beside eval_strategy \"steps\" or \"epoch\") or unset "
+            "metric_for_best_model and load_best_model_at_end")
+    # An evaluation of the trainer's own can leave best_model_checkpoint on an older checkpoint, which
+    # rotation under a limit of 2 keeps beside the newest instead of final_checkpoint's target.
+    eval_strategy = _text(getattr(args, "eval_strategy", None)) or "no"
+    if trainer_tracks_best and eval_strategy != "no" and limit == 2:
+        raise TrainingArgumentsRefused(
+            "checkpoint evaluation cannot run with save_total_limit=2 beside eval_strategy=\"" + eval_strategy +
+            "\" and the trainer's own best: an evaluation of the trainer's own can leave best_model_checkpoint "
+            "on an older checkpoint, which rotation keeps beside the newest, deleting final_checkpoint's "
+            "target before the new best is committed; set save_total_limit >= 3, or eval_strategy=\"no\"")
     several = getattr(args, "stateful_classes_with_several_callbacks",
                       extra.get("stateful_classes_with_several_callbacks", ()))
     appends = getattr(args, "refresh_appends_duplicate_states", extra.get("refresh_appends_duplicate_states", True))

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 10> kKnownFields{"restore_callback_states_from_checkpoint",
+constexpr std::array<std::string_view, 11> kKnownFields{"restore_callback_states_from_checkpoint",
                                                         "save_strategy",
                                                         "save_total_limit",
                                                         "metric_for_best_model",
@@ -24,6 +24,7 @@ constexpr std::array<std::string_view, 10> kKnownFields{"restore_callback_states
                                                         "resume_from_checkpoint",
                                                         "world_size",
                                                         "save_on_each_node",
+                                                        "eval_strategy",
                                                         "callbacks"};
 
 [[noreturn]] void wrong_type(std::string_view field, std::string_view expected) {
@@ -134,7 +135,7 @@ void add_resume_findings(const json& args, TrainingArgsReport& report) {
 // refuses at on_train_begin, and what it survives.
 void add_best_model_findings(const std::string& strategy, std::optional<std::int64_t> limit, bool tracks_best,
                              const std::optional<std::string>& metric, std::optional<bool> greater,
-                             TrainingArgsReport& report) {
+                             bool trainer_evaluates, TrainingArgsReport& report) {
     if (strategy == "best") {
         report.findings.push_back({"save_strategy=best", "P1, P4", false,
                                    "refused at on_train_begin: Transformers saves only on its own new best "
@@ -148,6 +149,14 @@ void add_best_model_findings(const std::string& strategy, std::optional<std::int
             {"save_total_limit=1 with metric_for_best_model / load_best_model_at_end", "P1, P4", false,
              "refused at on_train_begin: the end of training deletes every checkpoint but Transformers' "
              "best_model_checkpoint, which can be another than final_checkpoint's target"});
+        return;
+    }
+    if (limit && *limit == 2 && trainer_evaluates) {
+        report.findings.push_back(
+            {"save_total_limit=2 with eval_strategy steps/epoch and metric_for_best_model", "P4", false,
+             "refused at on_train_begin: an evaluation of the trainer's own can leave best_model_checkpoint "
+             "on an older checkpoint, which rotation keeps beside the newest, deleting final_checkpoint's "
+             "target before the new best is committed (finding 24); set save_total_limit >= 3"});
         return;
     }
     const bool lower_is_better = !greater.value_or(!metric.value_or("loss").ends_with("loss"));
@@ -171,7 +180,16 @@ void add_save_findings(const json& args, TrainingArgsReport& report) {
     const auto limit = integer(args, "save_total_limit");
     const auto metric = text(args, "metric_for_best_model");
     const bool load_best = boolean(args, "load_best_model_at_end", false);
-    boolean(args, "save_on_each_node", false);
+    if (boolean(args, "save_on_each_node", false)) {
+        report.findings.push_back({"save_on_each_node=True on nodes sharing output_dir", "", true,
+                                   "every node's local rank 0 writes the same checkpoint and rotates; the "
+                                   "callback links only after every rank's write, and the limits above keep "
+                                   "final_checkpoint's target through any node's rotation"});
+    }
+    const auto eval_strategy = text(args, "eval_strategy").value_or("no");
+    if (eval_strategy != "no" && eval_strategy != "steps" && eval_strategy != "epoch") {
+        wrong_type("eval_strategy", "one of no, steps, epoch");
+    }
     integer(args, "world_size");
     report.findings.push_back({"checkpoints are never fsynced (Transformers)", "", true,
                                "the callback fsyncs the checkpoint's files and directory before "
@@ -183,7 +201,7 @@ void add_save_findings(const json& args, TrainingArgsReport& report) {
                                "a resumed job takes one optimizer step after a durable stop, with no "
                                "evaluation and no save"});
     add_best_model_findings(strategy, limit, metric.has_value() || load_best, metric,
-                            boolean_if_present(args, "greater_is_better"), report);
+                            boolean_if_present(args, "greater_is_better"), eval_strategy != "no", report);
 }
 
 }  // namespace

@@ -258,6 +258,8 @@ class StateAndRefusals(OutputDir):
                  ({"metric_for_best_model": "score", "greater_is_better": True, "save_total_limit": 1},
                   "cannot run with save_total_limit=1 and metric_for_best_model"),
                  ({"load_best_model_at_end": True, "save_total_limit": 3}, 'metric_for_best_model="loss" beside'),
+                 ({"metric_for_best_model": "score", "greater_is_better": True, "save_total_limit": 2,
+                   "eval_strategy": "steps"}, 'cannot run with save_total_limit=2 beside eval_strategy="steps"'),
                  ({"restore_callback_states_from_checkpoint": True,
                    "stateful_classes_with_several_callbacks": ["EarlyStoppingCallback"]},
                   'several EarlyStoppingCallback callbacks: Transformers appends'),
@@ -273,6 +275,9 @@ class StateAndRefusals(OutputDir):
         self.args = SimpleNamespace(**dict(base, metric_for_best_model="score", greater_is_better=True,
                                            save_total_limit=2))
         self.started()  # the callback's own metric beside a limit >= 2 is safe
+        self.args = SimpleNamespace(**dict(base, metric_for_best_model="score", greater_is_better=True,
+                                           save_total_limit=3, eval_strategy="epoch"))
+        self.started()  # and beside the trainer's own evaluations, a limit >= 3 (finding 24)
 
 
 if __name__ == "__main__":

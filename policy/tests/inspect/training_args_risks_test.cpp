@@ -66,6 +66,12 @@ TEST(TrainingArgsRisks, TrainerBestRefusalsAreReportedAndTheRestIsSafe) {
     const auto* lower = find(report, "lower is better");
     ASSERT_NE(lower, nullptr);
     EXPECT_FALSE(lower->safe);
+    report = assess_training_args(
+        {{"metric_for_best_model", "eval_score"}, {"save_total_limit", 2}, {"eval_strategy", "steps"}});
+    const auto* stale = find(report, "save_total_limit=2 with eval_strategy");
+    ASSERT_NE(stale, nullptr);  // finding 24
+    EXPECT_FALSE(stale->safe);
+    EXPECT_EQ(stale->properties, "P4");
     report = assess_training_args({{"save_strategy", "best"}});
     ASSERT_NE(find(report, "save_strategy=best"), nullptr);
     EXPECT_FALSE(find(report, "save_strategy=best")->safe);
