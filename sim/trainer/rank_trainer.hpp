@@ -41,6 +41,9 @@ namespace ckpt::sim {
 // best (metric_for_best_model, greater_is_better) is tracked as TrainerState does, protected in
 // rotation, saved on under save_strategy "best", and loaded at the end under
 // load_best_model_at_end, followed by the save_total_limit == 1 clean-up (trainer_end.cpp).
+// Under save_on_each_node every node's local rank 0 saves as rank 0 does (should_save), on the
+// output_dir the nodes share; the ranks of a multi-rank job meet before each step's evaluation or
+// save, as DDP's gradient all-reduce makes them.
 class RankTrainer final : private StepOutlook {
   public:
     RankTrainer(TrainerJob& job, int rank);
