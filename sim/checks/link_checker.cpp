@@ -9,6 +9,16 @@
 #include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
+namespace {
+
+// With save_total_limit 1 and no protection of the best, rotation inside _save_checkpoint must
+// remove the linked best before the new checkpoint is durable: the seed's known exposure. Under
+// any other limit rotation keeps it (finding 24's refusal covers the stale best that would not).
+bool rotation_removes_the_best(const TrainerOptions& trainer) noexcept {
+    return trainer.save_total_limit == 1 && !trainer.protect_best_in_rotation;
+}
+
+}  // namespace
 
 using nlohmann::json;
 
@@ -57,8 +67,7 @@ void LinkChecker::on(const IncarnationBegan&) {
     // resume sees.
     const auto& ledger = context_.ledger;
     const auto& trainer = context_.scenario.trainer;
-    const bool rotation_removes_the_best = trainer.save_total_limit == 1 && !trainer.protect_best_in_rotation;
-    if (rotation_removes_the_best && context_.save_window.open() && ledger.link_step &&
+    if (rotation_removes_the_best(trainer) && context_.save_window.open() && ledger.link_step &&
         !checkpoint_is_complete(context_.fs, ledger, *ledger.link_step)) {
         lost_in_save_window_ = ledger.link_step;
     }
@@ -107,8 +116,7 @@ void LinkChecker::rank_zero_crash_point(CrashPoint point) {
         return;
     }
     const auto& trainer = context_.scenario.trainer;
-    const bool rotation_removes_the_best = trainer.save_total_limit == 1 && !trainer.protect_best_in_rotation;
-    if (context_.save_window.open() && rotation_removes_the_best) {
+    if (context_.save_window.open() && rotation_removes_the_best(trainer)) {
         save_window_dangling_ += 1;  // the seed's known exposure, measured not failed
         return;
     }
