@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 52> kCatalogue{{
+constexpr std::array<MutantInfo, 53> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -125,6 +125,10 @@ constexpr std::array<MutantInfo, 52> kCatalogue{{
      "the callback accepts save_total_limit=2 beside the trainer's own evaluations and best, so rotation "
      "keeps a best_model_checkpoint those evaluations left stale and the newest checkpoint, and deletes "
      "final_checkpoint's target before the new best is durable"},
+    {Mutant::completeness_read_capped, "completeness_read_capped",
+     "the completeness check reads at most 16 KiB of trainer_state.json (a cap against hostile files), so "
+     "a checkpoint whose file a long log_history made larger is never complete: never linked, resumed "
+     "from or kept by recovery"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the

@@ -78,6 +78,7 @@ enum class Mutant : std::uint8_t {
     stale_trainer_best_accepted,
     shard_index_trusted,
     stop_epoch_end_taken_for_replay,
+    completeness_read_capped,
 };
 
 struct MutantInfo {

@@ -30,24 +30,30 @@ constexpr std::array<bool, 256> kSelfStandingByte = [] {
 
 class GlobalStepScanner {
   public:
-    explicit GlobalStepScanner(std::string_view text) : at_(text.data()), end_(text.data() + text.size()) {}
+    // `watched`, when not null, is a position in `text`: scan_object() then reports whether an
+    // element of an array starts exactly there.
+    explicit GlobalStepScanner(std::string_view text, const char* watched = nullptr)
+        : at_(text.data()), end_(text.data() + text.size()), watched_(watched) {}
 
-    // The step, or nullopt for an invalid document, a top level that is not an object, or a
-    // global_step (the last one, as in a parsed object) that is not an int64 integer.
-    std::optional<std::int64_t> scan() {
+    // Whether the text is one valid JSON document whose top level is an object.
+    bool scan_object() {
         if (!skip_byte_order_mark()) {
-            return std::nullopt;
+            return false;
         }
         skip_whitespace();
         if (at_ == end_ || *at_ != '{') {
-            return std::nullopt;  // valid or not, it is not an object
+            return false;  // valid or not, it is not an object
         }
         if (!scan_document()) {
-            return std::nullopt;
+            return false;
         }
         skip_whitespace();
-        return at_ == end_ ? step_ : std::nullopt;
+        return at_ == end_;
     }
+    // After scan_object(): the step, or nullopt when global_step (the last one, as in a parsed
+    // object) is missing or not an int64 integer.
+    std::optional<std::int64_t> step() const { return step_; }
+    bool array_element_at_watched() const { return array_element_at_watched_; }
 
   private:
     // nlohmann skips a UTF-8 byte-order mark and refuses a text that starts with part of one.
@@ -112,6 +118,9 @@ class GlobalStepScanner {
         skip_whitespace();
         if (at_ == end_) {
             return false;
+        }
+        if (at_ == watched_) {
+            array_element_at_watched_ = !open_.empty() && open_.back() == '[';
         }
         const bool is_step = value_is_global_step_;
         value_is_global_step_ = false;
@@ -395,6 +404,8 @@ class GlobalStepScanner {
 
     const char* at_;
     const char* end_;
+    const char* watched_;
+    bool array_element_at_watched_ = false;
     std::string open_;  // '{' or '[' per open container, innermost last
     std::string name_;  // the last top-level member name, decoded
     bool value_is_global_step_ = false;
@@ -416,9 +427,26 @@ std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_jso
     if (const auto known = recent.find(trainer_state_json)) {
         return *known;
     }
-    const auto step = GlobalStepScanner(trainer_state_json).scan();
+    GlobalStepScanner scanner(trainer_state_json);
+    const auto step = scanner.scan_object() ? scanner.step() : std::nullopt;
     recent.remember(trainer_state_json, step);
     return step;
 }
+
+namespace probe_detail {
+
+ScanOutcome scan_trainer_state(std::string_view text, std::size_t watched) {
+    if (text.find('\0') != std::string_view::npos) {
+        return {};
+    }
+    GlobalStepScanner scanner(text, watched < text.size() ? text.data() + watched : nullptr);
+    ScanOutcome outcome;
+    outcome.valid_object = scanner.scan_object();
+    outcome.step = scanner.step();
+    outcome.array_element_at_watched = scanner.array_element_at_watched();
+    return outcome;
+}
+
+}  // namespace probe_detail
 
 }  // namespace ckpt

@@ -1,11 +1,13 @@
 // A tree-free check of a trainer_state.json's top-level global_step, the test behind
 // "checkpoint complete". Never throws: anything but a valid document (as nlohmann::json::parse
-// judges validity) with an integer global_step is "no step". Depends on nothing.
+// judges validity) with an integer global_step is "no step". Depends on the port's FileBytes only.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
+
+#include "policy/ports/file_bytes.hpp"
 
 namespace ckpt {
 
@@ -14,5 +16,25 @@ namespace ckpt {
 // every commit, recovery and link update, and trainer_state.json carries every callback's
 // state, so this validates the text in one pass without building a JSON tree or any token.
 std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_json);
+
+// The same answer for a document read as runs (FileSystem::read_bytes). A run that is a prefix of
+// a buffer already validated as a list of array elements, and that sits where an array's
+// elements go, is validated only from where the last probe of that buffer stopped; anything else
+// is joined and scanned whole. A writer that appends a record to its own buffer at every save
+// (Transformers' log_history) is probed in time linear in the run, not in the number of saves.
+std::optional<std::int64_t> probe_global_step(const FileBytes& trainer_state_json);
+
+namespace probe_detail {
+
+// One scan of a whole text: whether it is a valid document with an object at its top level, its
+// global_step, and whether an element of an array starts exactly at offset `watched`.
+struct ScanOutcome {
+    bool valid_object = false;
+    std::optional<std::int64_t> step;
+    bool array_element_at_watched = false;
+};
+ScanOutcome scan_trainer_state(std::string_view text, std::size_t watched);
+
+}  // namespace probe_detail
 
 }  // namespace ckpt

@@ -45,7 +45,7 @@ std::optional<std::int64_t> mismatched_global_step(FileSystem& fs, const std::st
         if (!fs.exists(path)) {
             return std::nullopt;
         }
-        const auto recorded = probe_global_step(fs.read_file(path));
+        const auto recorded = probe_global_step(fs.read_bytes(path));
         // A negative step is no step a Trainer ever counted: a damaged file, not a renamed one.
         return recorded && *recorded >= 0 && *recorded != step ? recorded : std::nullopt;
     } catch (const FileSystemError&) {

@@ -73,7 +73,11 @@ bool is_complete_checkpoint(FileSystem& fs, const std::string& output_dir, std::
     // Unreadable (a directory in its place, EACCES) is not complete either: callers treat an
     // incomplete checkpoint as absent, never as an error that stops a resume.
     try {
-        return probe_global_step(fs.read_file(state_path)) == step;
+        const auto bytes = fs.read_bytes(state_path);
+        if (mutants::is_active(mutants::Mutant::completeness_read_capped)) {
+            return probe_global_step(bytes.prefix(16 * 1024)) == step;  // a read capped for hostile files
+        }
+        return probe_global_step(bytes) == step;
     } catch (const FileSystemError&) {
         return false;
     }

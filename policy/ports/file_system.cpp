@@ -17,6 +17,10 @@ std::string_view strip_trailing_slashes(std::string_view path) {
 
 }  // namespace
 
+FileBytes FileSystem::read_bytes(const std::string& path) {
+    return FileBytes(read_file(path));
+}
+
 std::string join_path(std::string_view directory, std::string_view name) {
     if (directory.empty()) {
         return std::string(name);

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/ports/file_bytes.hpp"
 #include "policy/ports/file_system_error.hpp"
 
 namespace ckpt {
@@ -24,6 +25,9 @@ class FileSystem {
 
     // Whole-file read. Throws FileSystemError (ENOENT, EISDIR, ...).
     virtual std::string read_file(const std::string& path) = 0;
+    // The same read, as the runs the file system keeps the bytes in, so a reader can remember
+    // what it learnt of a shared run (FileBytes). By default read_file's bytes as one run.
+    virtual FileBytes read_bytes(const std::string& path);
     // Create or truncate, then write all of `data`. Durable only after fsync_file.
     virtual void write_file(const std::string& path, std::string_view data) = 0;
     virtual void fsync_file(const std::string& path) = 0;

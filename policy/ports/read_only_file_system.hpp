@@ -21,6 +21,7 @@ class ReadOnlyFileSystem final : public FileSystem {
     explicit ReadOnlyFileSystem(FileSystem& inner) : inner_(inner) {}
 
     std::string read_file(const std::string& path) override { return inner_.read_file(path); }
+    FileBytes read_bytes(const std::string& path) override { return inner_.read_bytes(path); }
     std::vector<std::string> list_dir(const std::string& path) override { return inner_.list_dir(path); }
     bool exists(const std::string& path) override { return inner_.exists(path); }
     bool is_dir(const std::string& path) override { return inner_.is_dir(path); }

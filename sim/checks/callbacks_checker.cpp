@@ -41,7 +41,8 @@ void CallbacksChecker::on(const IncarnationBegan& e) {
         return;
     }
     // TrainerState.load_from_json: the resumed run's best_metric is what the file on disk says.
-    if (const auto text = context_.fs.content_in(FsView::visible, trainer_state_path(*e.resume_step))) {
+    if (const auto text =
+            context_.fs.shared_content_in(FsView::visible, trainer_state_path(*e.resume_step))) {
         if (const auto fields = read_top_level_fields(*text, {"best_metric"})) {
             if (const auto found = fields->find("best_metric");
                 found != fields->end() && found->second.is_number()) {

@@ -51,11 +51,14 @@ enum class Next { value, member_name, value_ended, accepted, refused };
 class Scanner {
   public:
     Scanner(std::string_view text, std::span<const std::string_view> names,
-            std::span<std::string_view> values)
+            std::span<std::string_view> values, std::size_t watched = std::string_view::npos)
         : in_{reinterpret_cast<const unsigned char*>(text.data()),
               reinterpret_cast<const unsigned char*>(text.data()) + text.size()},
           names_(names),
-          values_(values) {}
+          values_(values),
+          watched_(watched < text.size() ? in_.at + watched : nullptr) {}
+
+    bool array_element_at_watched() const noexcept { return array_element_at_watched_; }
 
     JsonShape run();
 
@@ -71,6 +74,8 @@ class Scanner {
     Nesting nesting_;
     int picking_ = -1;  // the index of the name whose value is being scanned at depth 1
     const unsigned char* value_begin_ = nullptr;
+    const unsigned char* watched_;
+    bool array_element_at_watched_ = false;
 };
 
 JsonShape Scanner::run() {
@@ -104,6 +109,9 @@ JsonShape Scanner::run() {
 
 Next Scanner::start_value() {
     in_.skip_whitespace();
+    if (in_.at == watched_) {
+        array_element_at_watched_ = nesting_.depth() > 0 && !nesting_.in_object();
+    }
     switch (in_.peek()) {
         case '{':
         case '[': {
@@ -213,16 +221,23 @@ int Scanner::name_index(std::string_view quoted) const {
 
 JsonShape scan_json(std::string_view text, std::span<const std::string_view> names,
                     std::span<std::string_view> values) {
+    bool ignored = false;
+    return scan_json(text, names, values, std::string_view::npos, ignored);
+}
+
+JsonShape scan_json(std::string_view text, std::span<const std::string_view> names,
+                    std::span<std::string_view> values, std::size_t watched, bool& array_element_at_watched) {
     for (auto& value : values) {
         value = {};
     }
-    Scanner scanner(text, names, values);
+    Scanner scanner(text, names, values, watched);
     const JsonShape shape = scanner.run();
     if (shape != JsonShape::object) {
         for (auto& value : values) {
             value = {};
         }
     }
+    array_element_at_watched = scanner.array_element_at_watched();
     return shape;
 }
 

@@ -5,6 +5,7 @@
 // name winning as in a parsed object. Independent of the policy's parsers.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string_view>
 
@@ -22,5 +23,8 @@ enum class JsonShape {
 // compared with the decoded member names.
 JsonShape scan_json(std::string_view text, std::span<const std::string_view> names,
                     std::span<std::string_view> values);
+// The same, also telling whether an element of an array starts exactly at offset `watched`.
+JsonShape scan_json(std::string_view text, std::span<const std::string_view> names,
+                    std::span<std::string_view> values, std::size_t watched, bool& array_element_at_watched);
 
 }  // namespace ckpt::sim

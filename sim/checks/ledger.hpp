@@ -57,21 +57,20 @@ struct CheckpointRecord {
     CheckpointEvaluationState policy_state;  // the trigger callback's policy state when written
     // Every stateful callback's live state() when written: the trainer's export itself, shared.
     std::shared_ptr<const nlohmann::json> callback_states;
-    std::string trainer_state_bytes;  // exactly what was written to trainer_state.json
-    bool durable = false;             // the write returned and the durable view holds it
-    int node = kRootNode;             // the decision whose state it holds
-    // The disk's own bytes, seen equal to trainer_state_bytes when the record was made: a view
-    // still holding these very bytes holds the record's (SimFileSystem::content_equals).
-    std::shared_ptr<const std::string> bytes_on_disk;
-    int writer_rank = 0;  // the rank that wrote trainer_state_bytes
+    // Exactly what was written to trainer_state.json, sharing the write's runs: a view still
+    // holding those very runs holds the record's bytes without comparing them.
+    FileBytes trainer_state_bytes;
+    bool durable = false;  // the write returned and the durable view holds it
+    int node = kRootNode;  // the decision whose state it holds
+    int writer_rank = 0;   // the rank that wrote trainer_state_bytes
     // Under save_on_each_node, another node's write of the same checkpoint in the same
     // incarnation, when its bytes differ (is_world_process_zero at least): a power loss may keep
     // either whole write, so a view holding either holds this record.
-    std::string other_node_bytes;
+    FileBytes other_node_bytes;
 
     // Whether `view` holds one of this record's writes at `path`, the trainer_state.json it names.
     bool held_in(const SimFileSystem& fs, FsView view, std::string_view path) const {
-        return fs.content_equals(view, path, trainer_state_bytes, bytes_on_disk.get()) ||
+        return fs.content_equals(view, path, trainer_state_bytes) ||
                (!other_node_bytes.empty() && fs.content_equals(view, path, other_node_bytes));
     }
 };

@@ -131,35 +131,19 @@ void LedgerWriter::on(const TrainerStateWritten& e) {
     // report hands over the very same states and only another export is compared member-wise.
     const bool same_write =
         record.step == e.step && record.incarnation == incarnation_ && record.score == e.score &&
-        record.trainer_state_bytes == e.bytes && record.policy_state == ledger_.current_state &&
+        record.trainer_state_bytes.equals(e.bytes) && record.policy_state == ledger_.current_state &&
         (record.callback_states == e.callback_states ||
          (record.callback_states != nullptr && *record.callback_states == *e.callback_states)) &&
         record.node == ledger_.current_node;
     if (!same_write) {
         const bool another_node = record.step == e.step && record.incarnation == incarnation_ &&
-                                  record.writer_rank != e.rank && record.trainer_state_bytes != e.bytes;
-        std::string other_node_bytes = another_node ? std::move(record.trainer_state_bytes) : std::string();
-        record = CheckpointRecord{e.step,
-                                  incarnation_,
-                                  e.score,
-                                  ledger_.current_state,
-                                  e.callback_states,
-                                  std::string(e.bytes),
-                                  false,
-                                  ledger_.current_node,
-                                  nullptr,
-                                  e.rank,
-                                  std::move(other_node_bytes)};
+                                  record.writer_rank != e.rank && !record.trainer_state_bytes.equals(e.bytes);
+        FileBytes other_node_bytes = another_node ? std::move(record.trainer_state_bytes) : FileBytes();
+        record = CheckpointRecord{
+            e.step, incarnation_,         e.score, ledger_.current_state,      e.callback_states, e.bytes,
+            false,  ledger_.current_node, e.rank,  std::move(other_node_bytes)};
         forget_retired(e.step);
         retire_unreachable_checkpoints(e.step);
-    }
-    if (!record.bytes_on_disk) {
-        // The page cache holds the bytes just written: the checkers' later comparisons of a view
-        // with this record can then recognise these very bytes without comparing them again.
-        auto shared = fs_.shared_content_in(FsView::visible, path);
-        if (shared && *shared == record.trainer_state_bytes) {
-            record.bytes_on_disk = std::move(shared);
-        }
     }
     record.durable = durable;
 }

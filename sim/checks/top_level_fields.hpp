@@ -1,7 +1,8 @@
 // The checkers' reading of a few top-level members of a large JSON document without building
 // its tree: the whole text is validated by json_scanner.hpp (which accepts exactly what
 // json::parse accepts) and only the named members are kept, whole, last occurrence winning as
-// in a parsed object. Depends only on nlohmann/json; never on the policy's parsers.
+// in a parsed object. Depends only on nlohmann/json and the port's FileBytes; never on the
+// policy's parsers.
 #pragma once
 
 #include <initializer_list>
@@ -11,6 +12,8 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "policy/ports/file_bytes.hpp"
 
 namespace ckpt::sim {
 
@@ -25,5 +28,11 @@ nlohmann::json parse_member_value(std::string_view text);
 // valid JSON or its top level is not an object. A member the document lacks is absent.
 std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level_fields(
     std::string_view text, std::initializer_list<std::string_view> names);
+// The same for a document held as runs (FileBytes): a long run already seen to be a list of
+// array elements, up to where it was last read, is checked only from there, and stands in the
+// document as one element when the scan finds an array element's place where it sits
+// Anything else is joined and scanned whole.
+std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level_fields(
+    const FileBytes& text, std::initializer_list<std::string_view> names);
 
 }  // namespace ckpt::sim

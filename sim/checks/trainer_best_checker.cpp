@@ -20,7 +20,8 @@ json or_null(const std::optional<T>& value) {
 
 // The three members Transformers' best tracking writes; the rest of the (large) file is
 // validated but not kept.
-std::optional<std::map<std::string, json, std::less<>>> read_best_fields(std::string_view text) {
+template <typename Text>
+std::optional<std::map<std::string, json, std::less<>>> read_best_fields(const Text& text) {
     return read_top_level_fields(text, {"best_metric", "best_global_step", "best_model_checkpoint"});
 }
 
@@ -34,15 +35,16 @@ void TrainerBestChecker::on(const IncarnationBegan& e) {
         return;
     }
     // TrainerState.load_from_json: the resumed run's best is whatever that file says.
-    const auto text = context_.fs.content_in(FsView::visible, trainer_state_path(*e.resume_step));
+    const auto text = context_.fs.shared_content_in(FsView::visible, trainer_state_path(*e.resume_step));
     if (!text) {
         return;
     }
     // Most resumes load a checkpoint exactly as it was written and judged: the same bytes give
     // the same fields, without validating the large file a second time.
     const auto judged = judged_.find(*e.resume_step);
-    const auto state = judged != judged_.end() && judged->second.bytes == *text ? judged->second.fields
-                                                                                : read_best_fields(*text);
+    const auto state = judged != judged_.end() && judged->second.bytes.equals(*text)
+                           ? judged->second.fields
+                           : read_best_fields(*text);
     if (!state) {
         return;
     }
@@ -116,14 +118,14 @@ void TrainerBestChecker::on(const TrainerStateWritten& e) {
             or_null(best_.model_checkpoint));
 }
 
-void TrainerBestChecker::remember(std::int64_t step, std::string_view bytes, const BestFields& fields) {
+void TrainerBestChecker::remember(std::int64_t step, const FileBytes& bytes, const BestFields& fields) {
     if (retirements_seen_ != context_.ledger.retirements) {
         retirements_seen_ = context_.ledger.retirements;
         std::erase_if(judged_,
                       [&](const auto& entry) { return !context_.ledger.checkpoints.contains(entry.first); });
     }
     auto& judged = judged_[step];
-    judged.bytes.assign(bytes);
+    judged.bytes = bytes;
     judged.fields = fields;
 }
 

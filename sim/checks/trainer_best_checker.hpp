@@ -39,10 +39,10 @@ class TrainerBestChecker {
     using BestFields = std::optional<std::map<std::string, nlohmann::json, std::less<>>>;
     // A write this checker judged: a resume that finds exactly these bytes reads them again.
     struct JudgedWrite {
-        std::string bytes;
+        FileBytes bytes;  // the write's runs, shared
         BestFields fields;
     };
-    void remember(std::int64_t step, std::string_view bytes, const BestFields& fields);
+    void remember(std::int64_t step, const FileBytes& bytes, const BestFields& fields);
     void compare(std::int64_t step, const char* field, const nlohmann::json& written,
                  const nlohmann::json& expected) const;
 

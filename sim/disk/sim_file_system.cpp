@@ -84,7 +84,7 @@ SimFileSystem::InodeId SimFileSystem::new_inode(EntryKind kind) {
     return id;
 }
 
-std::string SimFileSystem::read_file(const std::string& path) {
+const SimFileSystem::Content& SimFileSystem::read_content(const std::string& path) {
     count(FsOp::read_file);
     const Lookup found = resolve(FsOp::read_file, path, true);
     if (found.inode == kNoInode) {
@@ -95,10 +95,23 @@ std::string SimFileSystem::read_file(const std::string& path) {
         fail(FsOp::read_file, path, EISDIR);
     }
     fail_on_fault(consult({FsOp::read_file, path, {}, 0}), FsOp::read_file, path);
-    return file.visible_data ? *file.visible_data : std::string();
+    return file.visible_data;
+}
+
+std::string SimFileSystem::read_file(const std::string& path) {
+    return string_of(read_content(path));
+}
+
+FileBytes SimFileSystem::read_bytes(const std::string& path) {
+    const Content& content = read_content(path);
+    return content ? *content : FileBytes();
 }
 
 void SimFileSystem::write_file(const std::string& path, std::string_view data) {
+    write_bytes(path, FileBytes(data));
+}
+
+void SimFileSystem::write_bytes(const std::string& path, FileBytes data) {
     count(FsOp::write_file);
     const FsOperation operation{FsOp::write_file, path, {}, data.size()};
     observe(operation);
@@ -108,11 +121,13 @@ void SimFileSystem::write_file(const std::string& path, std::string_view data) {
         fail(FsOp::write_file, path, EISDIR);
     }
     const Fault fault = consult(operation);
-    std::string_view written = data;
+    FileBytes written = std::move(data);
     if (fault.kind == FaultKind::short_write) {
-        written = data.substr(0, std::min(fault.short_write_bytes, data.size()));
+        if (fault.short_write_bytes < written.size()) {
+            written = FileBytes(written.prefix(fault.short_write_bytes));
+        }
     } else if (fault.kind != FaultKind::none) {
-        written = {};
+        written = FileBytes();
     }
     InodeId file = found.inode;
     if (file == kNoInode) {
@@ -122,9 +137,10 @@ void SimFileSystem::write_file(const std::string& path, std::string_view data) {
     // A new file starts empty in both views, so writing nothing to it needs no log record; an
     // existing file is truncated, which is a change a power loss may or may not keep.
     if (!written.empty() || found.inode != kNoInode) {
-        set_content(file, written.empty() ? nullptr : std::make_shared<const std::string>(written));
+        const auto size = written.size();
+        set_content(file, size == 0 ? nullptr : std::make_shared<const FileBytes>(std::move(written)));
+        stats_.bytes_written += size;
     }
-    stats_.bytes_written += written.size();
     fail_on_fault(fault, FsOp::write_file, path);
 }
 

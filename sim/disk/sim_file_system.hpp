@@ -145,7 +145,12 @@ class SimFileSystem final : public ckpt::FileSystem {
     SimFileSystem();
 
     std::string read_file(const std::string& path) override;
+    // The file's runs as they were written, shared rather than joined.
+    FileBytes read_bytes(const std::string& path) override;
     void write_file(const std::string& path, std::string_view data) override;
+    // write_file of `data`'s bytes, keeping its runs: a file that shares a buffer with others
+    // costs the runs, not a copy. Observed, fault-checked and logged exactly as write_file.
+    void write_bytes(const std::string& path, FileBytes data);
     void fsync_file(const std::string& path) override;
     void fsync_dir(const std::string& path) override;
     void rename(const std::string& from, const std::string& to) override;
@@ -202,15 +207,11 @@ class SimFileSystem final : public ckpt::FileSystem {
     // Whether `path` is a regular file holding exactly `expected`, without copying it: oracles
     // compare what the disk holds with what was written at every crash point.
     bool content_equals(FsView view, std::string_view path, std::string_view expected) const;
-    // The same, told that `same_bytes` (when not null) holds exactly `expected` and was once this
-    // disk's own bytes (shared_content_in): a file still holding those very bytes is equal without
-    // comparing them. Bytes are never changed in place (a write installs new ones), and the
-    // caller keeps `same_bytes` alive, so the address names those bytes only.
-    bool content_equals(FsView view, std::string_view path, std::string_view expected,
-                        const std::string* same_bytes) const;
+    // The same for bytes held as runs: runs over the same buffers are equal without reading them.
+    bool content_equals(FsView view, std::string_view path, const FileBytes& expected) const;
     // The bytes a regular file of the view holds, shared rather than copied; null when it is
     // absent, not a regular file, or empty.
-    std::shared_ptr<const std::string> shared_content_in(FsView view, std::string_view path) const;
+    std::shared_ptr<const FileBytes> shared_content_in(FsView view, std::string_view path) const;
     // The names in directory `path` of the view (links followed, as is_dir_in does), ascending;
     // empty when it is not a directory. Oracles list one directory at every crash point, so this
     // builds no paths: the views are valid until the file system next changes.
@@ -233,9 +234,10 @@ class SimFileSystem final : public ckpt::FileSystem {
 
   private:
     using InodeId = std::uint32_t;
-    using Content = std::shared_ptr<const std::string>;  // shared by the views and the log
-    static std::string_view bytes_of(const Content& content) noexcept {
-        return content ? std::string_view(*content) : std::string_view();
+    using Content = std::shared_ptr<const FileBytes>;  // shared by the views and the log
+    static std::string string_of(const Content& content) { return content ? content->str() : std::string(); }
+    static bool same_content(const Content& a, const Content& b) noexcept {
+        return a == b || (a ? a->equals(b ? *b : FileBytes()) : !b || b->empty());
     }
     using Entries = std::map<std::string, InodeId, std::less<>>;
 
@@ -338,6 +340,13 @@ class SimFileSystem final : public ckpt::FileSystem {
     // lookup for a port call: a walk failure becomes the FileSystemError of that call.
     Lookup resolve(FsOp op, std::string_view path, bool follow_last,
                    std::vector<InodeId>* ancestry = nullptr);
+
+    // read_file and read_bytes up to the bytes: counted, resolved, refused for a directory and
+    // fault-checked.
+    const Content& read_content(const std::string& path);
+    // The content of the regular file `path` names in `view` (links followed); null when there is
+    // none. The pointee itself is null for an empty file.
+    const Content* file_content_in(FsView view, std::string_view path) const;
 
     const Inode& node(InodeId id) const { return *inodes_[id]; }
     Inode& node(InodeId id) { return *inodes_[id]; }

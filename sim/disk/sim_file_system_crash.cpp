@@ -21,7 +21,7 @@ enum class WriteFate : std::uint8_t { lost, kept, torn };
 // A write that reached the disk in part. Either the size was updated only as far as the pages
 // that landed (the new bytes cut short), or the size was updated but only the leading pages
 // landed, so the rest still holds the old bytes (zeros past the old end, as a fresh block reads).
-std::shared_ptr<const std::string> tear(std::string_view old_bytes, std::string_view new_bytes, Rng& rng) {
+std::shared_ptr<const FileBytes> tear(std::string_view old_bytes, std::string_view new_bytes, Rng& rng) {
     if (new_bytes.empty()) {
         return nullptr;
     }
@@ -33,12 +33,12 @@ std::shared_ptr<const std::string> tear(std::string_view old_bytes, std::string_
             torn.push_back(i < old_bytes.size() ? old_bytes[i] : '\0');
         }
     }
-    return torn.empty() ? nullptr : std::make_shared<const std::string>(std::move(torn));
+    return torn.empty() ? nullptr : std::make_shared<const FileBytes>(std::move(torn));
 }
 
 // Damage as a failing disk or a stray writer leaves it: a truncation, a few flipped bytes, or,
 // for an empty file, a few bytes of garbage.
-std::shared_ptr<const std::string> damage(std::string_view bytes, Rng& rng, std::string& description) {
+std::shared_ptr<const FileBytes> damage(std::string_view bytes, Rng& rng, std::string& description) {
     std::string damaged(bytes);
     if (damaged.empty()) {
         const auto length = rng.uniform<std::size_t>(1, 8);
@@ -59,7 +59,7 @@ std::shared_ptr<const std::string> damage(std::string_view bytes, Rng& rng, std:
         }
         description = "flip " + std::to_string(flips) + " byte(s) of " + std::to_string(bytes.size());
     }
-    return damaged.empty() ? nullptr : std::make_shared<const std::string>(std::move(damaged));
+    return damaged.empty() ? nullptr : std::make_shared<const FileBytes>(std::move(damaged));
 }
 
 // Marks the inodes some view can still reach: what a walk of both views' entries finds from the
@@ -288,7 +288,7 @@ PowerLossReport SimFileSystem::power_loss(PowerLossMode mode, Rng& rng) {
                     break;
                 case WriteFate::torn: {
                     Inode& file = node(record.inode);
-                    file.durable_data = tear(bytes_of(file.durable_data), bytes_of(record.data), rng);
+                    file.durable_data = tear(string_of(file.durable_data), string_of(record.data), rng);
                     ++report.torn;
                     break;
                 }
@@ -322,14 +322,14 @@ std::string SimFileSystem::corrupt_at_rest(const std::string& path, Rng& rng) {
     }
     ++stats_.corruptions;
     std::string description;
-    const bool clean = bytes_of(file.visible_data) == bytes_of(file.durable_data);
-    Content damaged = damage(bytes_of(file.visible_data), rng, description);
+    const bool clean = same_content(file.visible_data, file.durable_data);
+    Content damaged = damage(string_of(file.visible_data), rng, description);
     if (clean) {
         file.durable_data = damaged;
     } else {
         // A dirty page cache and the disk hold different bytes; both are hit, each its own way.
         std::string ignored;
-        file.durable_data = damage(bytes_of(file.durable_data), rng, ignored);
+        file.durable_data = damage(string_of(file.durable_data), rng, ignored);
     }
     file.visible_data = std::move(damaged);
     return "corrupt " + path + ": " + description;

@@ -26,32 +26,31 @@ std::optional<std::string> SimFileSystem::content_in(FsView view, std::string_vi
         return std::nullopt;
     }
     const Inode& file = node(found.inode);
-    return std::string(bytes_of(view == FsView::visible ? file.visible_data : file.durable_data));
+    return string_of(view == FsView::visible ? file.visible_data : file.durable_data);
 }
 
-bool SimFileSystem::content_equals(FsView view, std::string_view path, std::string_view expected) const {
-    return content_equals(view, path, expected, nullptr);
-}
-
-bool SimFileSystem::content_equals(FsView view, std::string_view path, std::string_view expected,
-                                   const std::string* same_bytes) const {
-    const Lookup found = lookup(view, path, true);
-    if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::file) {
-        return false;
-    }
-    const Inode& file = node(found.inode);
-    const Content& data = view == FsView::visible ? file.visible_data : file.durable_data;
-    return (same_bytes != nullptr && data.get() == same_bytes) || bytes_of(data) == expected;
-}
-
-std::shared_ptr<const std::string> SimFileSystem::shared_content_in(FsView view,
-                                                                    std::string_view path) const {
+const SimFileSystem::Content* SimFileSystem::file_content_in(FsView view, std::string_view path) const {
     const Lookup found = lookup(view, path, true);
     if (found.error != 0 || found.inode == kNoInode || node(found.inode).kind != EntryKind::file) {
         return nullptr;
     }
     const Inode& file = node(found.inode);
-    return view == FsView::visible ? file.visible_data : file.durable_data;
+    return view == FsView::visible ? &file.visible_data : &file.durable_data;
+}
+
+bool SimFileSystem::content_equals(FsView view, std::string_view path, std::string_view expected) const {
+    const Content* data = file_content_in(view, path);
+    return data != nullptr && (*data ? (*data)->equals(expected) : expected.empty());
+}
+
+bool SimFileSystem::content_equals(FsView view, std::string_view path, const FileBytes& expected) const {
+    const Content* data = file_content_in(view, path);
+    return data != nullptr && (*data ? (*data)->equals(expected) : expected.empty());
+}
+
+std::shared_ptr<const FileBytes> SimFileSystem::shared_content_in(FsView view, std::string_view path) const {
+    const Content* data = file_content_in(view, path);
+    return data != nullptr ? *data : nullptr;
 }
 
 std::optional<std::string> SimFileSystem::link_target_in(FsView view, std::string_view path) const {
@@ -90,7 +89,7 @@ std::vector<FsEntry> SimFileSystem::snapshot(FsView view) const {
             entry.path = path;
             entry.kind = inode.kind;
             if (inode.kind == EntryKind::file) {
-                entry.data = bytes_of(view == FsView::visible ? inode.visible_data : inode.durable_data);
+                entry.data = string_of(view == FsView::visible ? inode.visible_data : inode.durable_data);
             } else if (inode.kind == EntryKind::symlink) {
                 entry.data = inode.target;
             }

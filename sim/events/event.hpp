@@ -17,6 +17,7 @@
 
 #include "policy/core/checkpoint_evaluation_decision.hpp"
 #include "policy/core/checkpoint_evaluation_state.hpp"
+#include "policy/ports/file_bytes.hpp"
 #include "sim/ranks/rank_scheduler.hpp"
 #include "sim/scenario/crash_point.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -186,8 +187,8 @@ struct TrainerStateWritten {
     double score = 0.0;
     const CheckpointEvaluationState& policy_state;
     std::shared_ptr<const nlohmann::json> callback_states;
-    std::string_view bytes;
-    int rank = 0;  // the writer: rank 0, or under save_on_each_node another node's local rank 0
+    const FileBytes& bytes;  // the runs written, shared with the disk's file
+    int rank = 0;            // the writer: rank 0, or under save_on_each_node another node's local rank 0
 };
 // The rotation after a checkpoint write begins: the save window opens.
 struct RotationStarted {};

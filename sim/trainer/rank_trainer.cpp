@@ -148,7 +148,12 @@ void RankTrainer::training_loop() {
 }
 
 void RankTrainer::maybe_log_save_evaluate() {
-    control_.should_log = false;  // training logs and log_history are not modelled yet
+    if (control_.should_log) {
+        // The training loss since the last log (the score model's loss at this step), then
+        // CallbackHandler.on_log clears the flag. No callback the simulator runs has an on_log.
+        control_.should_log = false;
+        log({{"loss", -job_.scores.score(global_step_, job_.incarnation)}});
+    }
     if ((control_.should_evaluate || control_.should_save) && job_.scenario.job.ranks > 1) {
         // DDP's gradient all-reduce keeps the ranks in step: no rank evaluates or saves step s
         // before every rank has trained it. The ranks' fibers otherwise meet only at the
@@ -179,11 +184,18 @@ void RankTrainer::maybe_log_save_evaluate() {
     }
 }
 
+void RankTrainer::log(std::initializer_list<transformers::LogHistory::Metric> logs) {
+    if (should_save()) {
+        log_history_.append(logs, view().epoch, global_step_);
+    }
+}
+
 // ---- evaluation ----------------------------------------------------------------------------
 
 void RankTrainer::checkpoint_evaluation() {
     emit(EvaluationStarted{rank_});  // on rank 0 it also counts the evaluation and its time
     const double score = job_.scores.score(global_step_, job_.incarnation);
+    log({{"eval_loss", -score}, {"eval_score", score}});  // evaluate() logs before on_evaluate
     const auto round = checkpoint_evaluations_++;
     if (is_rank_zero()) {
         emit(EvaluationScored{round, global_step_, score});
@@ -236,6 +248,7 @@ void RankTrainer::trainer_evaluation(bool requested_by_flow) {
         emit(EvaluationStarted{rank_});
     }
     const double score = job_.scores.score(global_step_, job_.incarnation);
+    log({{"eval_loss", -score}, {"eval_score", score}});
     other_callbacks_on_evaluate(score, control_);
 }
 
@@ -302,9 +315,9 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     members.emplace("save_steps", job_.scenario.trainer.save_steps);
     members.emplace("stateful_callbacks", std::move(stored_callbacks_));  // lent to the document, not copied
     best_.write_to(state);
-    std::string bytes;
+    FileBytes bytes;
     try {
-        bytes = transformers::trainer_state_text(state);
+        bytes = log_history_.document(state);
     } catch (...) {
         stored_callbacks_ = std::move(state["stateful_callbacks"]);
         throw;
@@ -315,7 +328,7 @@ void RankTrainer::write_trainer_state(const std::string& directory) {
     stamp_if_created(path);
     job_.fs.write_file(path, "");
     emit(CrashPointPassed{CrashPoint::inside_trainer_state_write, rank_});
-    job_.fs.write_file(path, bytes);
+    job_.fs.write_bytes(path, bytes);
     // Recorded as soon as the bytes are in the page cache (a killed process leaves them there,
     // complete), and again once they are durable. The record takes the export and the bytes by
     // move; both events read them from there.

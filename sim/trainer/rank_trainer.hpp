@@ -15,6 +15,7 @@
 
 #include "policy/callbacks/trainer_control.hpp"
 #include "sim/ranks/sim_collective.hpp"
+#include "sim/trainer/log_history.hpp"
 #include "sim/trainer/step_outlook.hpp"
 #include "sim/trainer/trainer_best.hpp"
 #include "sim/trainer/trainer_job.hpp"
@@ -43,7 +44,9 @@ namespace ckpt::sim {
 // load_best_model_at_end, followed by the save_total_limit == 1 clean-up (trainer_end.cpp).
 // Under save_on_each_node every node's local rank 0 saves as rank 0 does (should_save), on the
 // output_dir the nodes share; the ranks of a multi-rank job meet before each step's evaluation or
-// save, as DDP's gradient all-reduce makes them.
+// save, as DDP's gradient all-reduce makes them. Trainer.log appends to TrainerState.log_history
+// at every logging_steps step and every evaluation, and every trainer_state.json holds the list
+// (log_history.hpp).
 class RankTrainer final : private StepOutlook {
   public:
     RankTrainer(TrainerJob& job, int rank);
@@ -61,10 +64,32 @@ class RankTrainer final : private StepOutlook {
                                                       const nlohmann::json& saved);
     void train_begin();
     void training_loop();
-    TrainerControl default_flow(std::int64_t step, TrainerControl control) const noexcept;
+    // DefaultFlowCallback.on_step_end: the flags it sets for `step`, on top of `control`. Here,
+    // so that the step loop, which runs it at every step, inlines it.
+    TrainerControl default_flow(std::int64_t step, TrainerControl control) const noexcept {
+        const auto& trainer = job_.scenario.trainer;
+        if (trainer.eval_strategy == EvalStrategy::steps && step % trainer.effective_eval_steps() == 0) {
+            control.should_evaluate = true;
+        }
+        if (step % trainer.logging_steps == 0) {
+            control.should_log = true;  // logging_strategy "steps", Transformers' default
+        }
+        if (trainer.save_strategy == SaveStrategy::steps && step % trainer.save_steps == 0) {
+            control.should_save = true;
+        }
+        if (step >= trainer.max_steps) {
+            control.should_training_stop = true;
+            if (trainer.save_strategy == SaveStrategy::steps) {
+                control.should_save = true;
+            }
+        }
+        return control;
+    }
     std::vector<PlannedStep> plain_steps_after(const TrainerControl& returned,
                                                std::size_t limit) const override;
     void maybe_log_save_evaluate();
+    // Trainer.log: `logs` with the epoch and the step, appended to log_history.
+    void log(std::initializer_list<transformers::LogHistory::Metric> logs);
     void checkpoint_evaluation();
     void trainer_evaluation(bool requested_by_flow);
     void other_callbacks_on_evaluate(double score, TrainerControl before);
@@ -119,6 +144,9 @@ class RankTrainer final : private StepOutlook {
     double last_decision_score_ = 0.0;
     // TrainerState's best, Transformers' own (not the policy's).
     TrainerBest best_;
+    // TrainerState.log_history. Every process logs; only a rank that writes trainer_state.json
+    // keeps it, since no other rank's list is ever read.
+    transformers::LogHistory log_history_;
     bool evaluation_found_new_best_ = false;
     // Whether DefaultFlowCallback asked for this step's (or epoch end's) evaluation, so an
     // evaluation nobody in the trainer asked for is still told apart.

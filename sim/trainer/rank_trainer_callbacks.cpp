@@ -101,9 +101,14 @@ std::unique_ptr<ExportableState> RankTrainer::rebuild_callback(const std::string
 }
 
 void RankTrainer::restore_from_checkpoint(std::int64_t step) {
-    const auto& state = job_.resume_trainer_state;
+    const auto& state = job_.resume_trainer_state.state;
     global_step_ = state.at("global_step").get<std::int64_t>();
     best_ = TrainerBest::from_trainer_state(state);  // TrainerState.load_from_json
+    if (const auto& text = job_.resume_trainer_state.log_history_text; text && should_save()) {
+        log_history_.restore_text(text->view());
+    } else if (const auto logged = state.find("log_history"); logged != state.end() && should_save()) {
+        log_history_.restore(*logged);
+    }
     static const json no_callbacks = json::object();
     const auto found = state.find("stateful_callbacks");
     resumed_callbacks_ = found != state.end() ? &*found : &no_callbacks;

@@ -1,27 +1,9 @@
-// The trainer's step schedule: DefaultFlowCallback's flags for a step, and the steps the loop
-// will run after the current one with no other call of the callback between them (the
-// StepOutlook an external callback runs ahead on). Pure reads of the scenario and the step.
+// The trainer's step schedule read ahead: the steps the loop will run after the current one with
+// no other call of the callback between them (the StepOutlook an external callback runs ahead
+// on), from DefaultFlowCallback's flags (RankTrainer::default_flow). Pure reads of the scenario.
 #include "sim/trainer/rank_trainer.hpp"
 
 namespace ckpt::sim {
-
-// DefaultFlowCallback.on_step_end: the flags it sets for `step`, on top of `control`.
-TrainerControl RankTrainer::default_flow(std::int64_t step, TrainerControl control) const noexcept {
-    const auto& s = job_.scenario;
-    if (s.trainer.eval_strategy == EvalStrategy::steps && step % s.trainer.effective_eval_steps() == 0) {
-        control.should_evaluate = true;
-    }
-    if (s.trainer.save_strategy == SaveStrategy::steps && step % s.trainer.save_steps == 0) {
-        control.should_save = true;
-    }
-    if (step >= s.trainer.max_steps) {
-        control.should_training_stop = true;
-        if (s.trainer.save_strategy == SaveStrategy::steps) {
-            control.should_save = true;
-        }
-    }
-    return control;
-}
 
 // training_loop, read ahead: after a step whose control asks for nothing and that ends no
 // epoch, maybe_log_save_evaluate calls nobody, the next on_step_begin clears log, evaluate and

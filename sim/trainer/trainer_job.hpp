@@ -20,6 +20,7 @@
 #include "sim/trainer/callback_state_machinery.hpp"
 #include "sim/trainer/checkpoint_mtimes.hpp"
 #include "sim/trainer/score_model.hpp"
+#include "sim/trainer/trainer_state_file.hpp"
 #include "sim/trainer/trigger_port.hpp"
 
 namespace ckpt::sim {
@@ -30,8 +31,8 @@ struct WrittenTrainerState {
     double score = 0.0;
     CheckpointEvaluationState policy_state;
     std::shared_ptr<const nlohmann::json> callback_states;  // shared with the ledger's record
-    std::string bytes;
-    int rank = 0;  // the rank that wrote it
+    FileBytes bytes;                                        // shared with the disk's file
+    int rank = 0;                                           // the rank that wrote it
 };
 
 struct TrainerJob {
@@ -47,8 +48,8 @@ struct TrainerJob {
     const EarlyStoppingCallbacks& early_stopping;   // the port's
     int incarnation = 0;
     std::optional<std::int64_t> resume_step;  // the checkpoint this incarnation starts from
-    // Its trainer_state.json, migrated: every rank reads the same bytes, so it is parsed once.
-    nlohmann::json resume_trainer_state;
+    // Its trainer_state.json, loaded: every rank reads the same bytes, so it is parsed once.
+    transformers::LoadedTrainerState resume_trainer_state;
     // The last trainer_state.json any rank wrote: under save_on_each_node another node's local
     // rank 0 may write it after rank 0 does, and what rank 0's on_save reports is the file's.
     std::shared_ptr<const WrittenTrainerState> last_trainer_state;

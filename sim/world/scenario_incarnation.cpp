@@ -189,7 +189,7 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
     if (resume_step) {
         const auto path = join_path(transformers::checkpoint_path(kOutputDir, *resume_step),
                                     transformers::kTrainerStateFile);
-        job.resume_trainer_state = transformers::load_trainer_state(world_.fs.read_file(path));
+        job.resume_trainer_state = transformers::load_trainer_state(world_.fs.read_bytes(path));
     }
     scheduler_ = &scheduler;
     emit(IncarnationBegan{incarnation, scenario.job.ranks, resume_step});
@@ -214,7 +214,7 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
         callback_identity_ = external_triggers->identity();
     }
     emit(IncarnationEnded{});
-    tear_down(job.resume_trainer_state);  // every rank is gone; dropped bottom-up (json_teardown.hpp)
+    tear_down(job.resume_trainer_state.state);  // every rank is gone; dropped bottom-up (json_teardown.hpp)
     return ended;
 }
 

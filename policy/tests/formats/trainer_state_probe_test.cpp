@@ -13,8 +13,12 @@
 #include <nlohmann/json.hpp>
 #include <rapidcheck/gtest.h>
 
+#include "policy/tests/support/parsed_global_step.hpp"
+
 namespace ckpt {
 namespace {
+
+using testing::parsed_global_step;
 
 TEST(TrainerStateProbe, ReadsTopLevelGlobalStep) {
     EXPECT_EQ(probe_global_step(
@@ -52,23 +56,6 @@ TEST(TrainerStateProbe, RememberedAnswersFollowTheExactBytes) {
                       100 + step);
         }
     }
-}
-
-// What parsing the whole text as a tree says: an object whose global_step is an int64 integer.
-std::optional<std::int64_t> parsed_global_step(std::string_view text) {
-    if (text.find('\0') != std::string_view::npos) {
-        return std::nullopt;  // nlohmann's lexer would stop there; the probe refuses such a text
-    }
-    const auto document = nlohmann::json::parse(text, nullptr, false);
-    if (!document.is_object()) {
-        return std::nullopt;
-    }
-    const auto found = document.find("global_step");
-    if (found == document.end() || !found->is_number_integer() ||
-        (found->is_number_unsigned() && found->get<std::uint64_t>() > INT64_MAX)) {
-        return std::nullopt;
-    }
-    return found->get<std::int64_t>();
 }
 
 // A trainer_state.json as the simulated trainer writes it, with escapes and UTF-8 in it.

@@ -52,6 +52,17 @@ TYPED_TEST(FileSystemContract, WriteThenReadReturnsTheBytesAndRewriteTruncates) 
     EXPECT_EQ(this->fs().read_file(path), std::string("short\0bytes", 11));
 }
 
+TYPED_TEST(FileSystemContract, ReadBytesHoldsReadFilesBytesAndErrors) {
+    const std::string path = this->at("trainer_state.json");
+    this->fs().write_file(path, std::string("{\"global_step\": 5}\0", 19));
+    EXPECT_EQ(this->fs().read_bytes(path).str(), this->fs().read_file(path));
+    this->fs().write_file(path, "");
+    EXPECT_TRUE(this->fs().read_bytes(path).empty());
+    EXPECT_EQ(this->errno_of([&] { this->fs().read_bytes(this->at("absent.json")); }), ENOENT);
+    this->fs().mkdir(this->at("checkpoint-5"));
+    EXPECT_EQ(this->errno_of([&] { this->fs().read_bytes(this->at("checkpoint-5")); }), EISDIR);
+}
+
 TYPED_TEST(FileSystemContract, LargeWritesArriveWhole) {
     std::string big(3 << 20, '\0');
     for (std::size_t i = 0; i < big.size(); ++i) {

@@ -30,9 +30,9 @@ class LedgerRetirement : public ::testing::Test {
     void write_checkpoint(std::int64_t step, double score) {
         const auto directory = checkpoint_path(step);
         const auto file = join_path(directory, kTrainerStateName);
-        const std::string bytes = R"({"global_step": )" + std::to_string(step) + "}";
+        const FileBytes bytes(R"({"global_step": )" + std::to_string(step) + "}");
         fs_.mkdir(directory);
-        fs_.write_file(file, bytes);
+        fs_.write_bytes(file, bytes);
         fs_.fsync_file(file);
         fs_.fsync_dir(directory);
         writer_.on(TrainerStateWritten{step, score, state_, callbacks_, bytes});

@@ -191,12 +191,13 @@ void answer_memo_queries(SimFileSystem& fs, const std::string& path, std::vector
         lines.push_back(at + "content " + memo_show(content));
         lines.push_back(at + "content_equals " +
                         std::to_string(fs.content_equals(view, path, content.value_or("1"))));
-        // Told the disk's own bytes, the answer is the comparison's.
+        // Told the disk's own runs, the answer is the comparison's.
         const auto shared = fs.shared_content_in(view, path);
-        const std::string expected = shared ? *shared : content.value_or("1");
-        lines.push_back(at + "content_equals shared " +
-                        std::to_string(fs.content_equals(view, path, expected, shared.get())) + " " +
-                        std::to_string(fs.content_equals(view, path, expected)));
+        const std::string expected = shared ? shared->str() : content.value_or("1");
+        lines.push_back(
+            at + "content_equals shared " +
+            std::to_string(fs.content_equals(view, path, shared ? *shared : FileBytes(expected))) + " " +
+            std::to_string(fs.content_equals(view, path, expected)));
         lines.push_back(at + "link_target " + memo_show(fs.link_target_in(view, path)));
         std::string names;
         for (const std::string_view name : fs.entry_names_in(view, path)) {
