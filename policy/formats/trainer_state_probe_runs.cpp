@@ -1,10 +1,10 @@
-// probe_global_step over runs. A long run whose bytes are a list of array elements (each saved
-// log_history grows the same buffer) is replaced by the placeholder "{}" and the rest scanned
-// once: when the scan meets the placeholder exactly where an array element may start, the
-// document with the run in its place scans to the same state after it, since the run starts and
-// ends on bytes that end no token before them and start none after them ('{', '[', '"' and '}',
-// ']', '"'), and what lies inside an array cannot name the top-level global_step. Every other
-// case joins the runs and scans them whole.
+// probe_global_step over runs. A run of kRememberedRunBytes or more whose bytes are a list of
+// array elements (each saved log_history grows the same buffer) is replaced by the placeholder
+// "{}" and the rest scanned once: when the scan meets the placeholder exactly where an array
+// element may start, the document with the run in its place scans to the same state after it,
+// since the run starts and ends on bytes that end no token before them and start none after them
+// ('{', '[', '"' and '}', ']', '"'), and what lies inside an array cannot name the top-level
+// global_step. Every other case joins the runs and scans them whole.
 #include <array>
 #include <cstddef>
 #include <memory>

@@ -3,6 +3,7 @@
 #include "sim/trainer/rank_trainer.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "policy/ports/file_system_error.hpp"
 #include "sim/events/job_constants.hpp"
@@ -149,10 +150,11 @@ void RankTrainer::training_loop() {
 
 void RankTrainer::maybe_log_save_evaluate() {
     if (control_.should_log) {
-        // The training loss since the last log (the score model's loss at this step), then
+        // The training loss since the last log, rounded to 4 digits as Trainer rounds it (the
+        // score model has no training loss: a curve falling with the epoch stands in), then
         // CallbackHandler.on_log clears the flag. No callback the simulator runs has an on_log.
         control_.should_log = false;
-        log({{"loss", -job_.scores.score(global_step_, job_.incarnation)}});
+        log({{"loss", std::round(1e4 / (1.0 + view().epoch)) / 1e4}});
     }
     if ((control_.should_evaluate || control_.should_save) && job_.scenario.job.ranks > 1) {
         // DDP's gradient all-reduce keeps the ranks in step: no rank evaluates or saves step s
@@ -192,10 +194,20 @@ void RankTrainer::log(std::initializer_list<transformers::LogHistory::Metric> lo
 
 // ---- evaluation ----------------------------------------------------------------------------
 
+// evaluate() logs its metrics before on_evaluate: eval_loss, and the score under its own name when
+// it is the tracked metric (compute_metrics returns it then).
+void RankTrainer::log_evaluation(double score) {
+    if (job_.scenario.trainer.metric_for_best_model == "score") {
+        log({{"eval_loss", -score}, {"eval_score", score}});
+    } else {
+        log({{"eval_loss", -score}});
+    }
+}
+
 void RankTrainer::checkpoint_evaluation() {
     emit(EvaluationStarted{rank_});  // on rank 0 it also counts the evaluation and its time
     const double score = job_.scores.score(global_step_, job_.incarnation);
-    log({{"eval_loss", -score}, {"eval_score", score}});  // evaluate() logs before on_evaluate
+    log_evaluation(score);
     const auto round = checkpoint_evaluations_++;
     if (is_rank_zero()) {
         emit(EvaluationScored{round, global_step_, score});
@@ -248,7 +260,7 @@ void RankTrainer::trainer_evaluation(bool requested_by_flow) {
         emit(EvaluationStarted{rank_});
     }
     const double score = job_.scores.score(global_step_, job_.incarnation);
-    log({{"eval_loss", -score}, {"eval_score", score}});
+    log_evaluation(score);
     other_callbacks_on_evaluate(score, control_);
 }
 

@@ -90,6 +90,7 @@ class RankTrainer final : private StepOutlook {
     void maybe_log_save_evaluate();
     // Trainer.log: `logs` with the epoch and the step, appended to log_history.
     void log(std::initializer_list<transformers::LogHistory::Metric> logs);
+    void log_evaluation(double score);
     void checkpoint_evaluation();
     void trainer_evaluation(bool requested_by_flow);
     void other_callbacks_on_evaluate(double score, TrainerControl before);
