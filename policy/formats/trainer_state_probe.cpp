@@ -416,19 +416,14 @@ class GlobalStepScanner {
 }  // namespace
 
 std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_json) {
-    // nlohmann's lexer takes a NUL byte for the end of input, so it refuses any text holding one
-    // (this probe did so in its nlohmann days too, and keeps the answer).
-    if (trainer_state_json.find('\0') != std::string_view::npos) {
-        return std::nullopt;
-    }
     // The same checkpoint is probed again at recovery, adoption and resume, usually with bytes
     // unchanged since its commit; identical bytes give the identical answer.
     thread_local RecentProbeResults<std::optional<std::int64_t>> recent;
     if (const auto known = recent.find(trainer_state_json)) {
         return *known;
     }
-    GlobalStepScanner scanner(trainer_state_json);
-    const auto step = scanner.scan_object() ? scanner.step() : std::nullopt;
+    const auto outcome = probe_detail::scan_trainer_state(trainer_state_json, std::string_view::npos);
+    const auto step = outcome.valid_object ? outcome.step : std::nullopt;
     recent.remember(trainer_state_json, step);
     return step;
 }
@@ -436,15 +431,14 @@ std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_jso
 namespace probe_detail {
 
 ScanOutcome scan_trainer_state(std::string_view text, std::size_t watched) {
+    // nlohmann's lexer takes a NUL byte for the end of input, so it refuses any text holding one
+    // (this probe did so in its nlohmann days too, and keeps the answer).
     if (text.find('\0') != std::string_view::npos) {
         return {};
     }
     GlobalStepScanner scanner(text, watched < text.size() ? text.data() + watched : nullptr);
-    ScanOutcome outcome;
-    outcome.valid_object = scanner.scan_object();
-    outcome.step = scanner.step();
-    outcome.array_element_at_watched = scanner.array_element_at_watched();
-    return outcome;
+    const bool valid_object = scanner.scan_object();
+    return {valid_object, scanner.step(), scanner.array_element_at_watched()};
 }
 
 }  // namespace probe_detail

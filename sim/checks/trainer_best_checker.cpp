@@ -20,8 +20,7 @@ json or_null(const std::optional<T>& value) {
 
 // The three members Transformers' best tracking writes; the rest of the (large) file is
 // validated but not kept.
-template <typename Text>
-std::optional<std::map<std::string, json, std::less<>>> read_best_fields(const Text& text) {
+std::optional<std::map<std::string, json, std::less<>>> read_best_fields(const FileBytes& text) {
     return read_top_level_fields(text, {"best_metric", "best_global_step", "best_model_checkpoint"});
 }
 

@@ -3,7 +3,6 @@
 #include "sim/trainer/rank_trainer.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "policy/ports/file_system_error.hpp"
 #include "sim/events/job_constants.hpp"
@@ -150,11 +149,8 @@ void RankTrainer::training_loop() {
 
 void RankTrainer::maybe_log_save_evaluate() {
     if (control_.should_log) {
-        // The training loss since the last log, rounded to 4 digits as Trainer rounds it (the
-        // score model has no training loss: a curve falling with the epoch stands in), then
-        // CallbackHandler.on_log clears the flag. No callback the simulator runs has an on_log.
-        control_.should_log = false;
-        log({{"loss", std::round(1e4 / (1.0 + view().epoch)) / 1e4}});
+        control_.should_log = false;  // CallbackHandler.on_log; no callback here has an on_log
+        log_training_loss();
     }
     if ((control_.should_evaluate || control_.should_save) && job_.scenario.job.ranks > 1) {
         // DDP's gradient all-reduce keeps the ranks in step: no rank evaluates or saves step s
@@ -186,23 +182,7 @@ void RankTrainer::maybe_log_save_evaluate() {
     }
 }
 
-void RankTrainer::log(std::initializer_list<transformers::LogHistory::Metric> logs) {
-    if (should_save()) {
-        log_history_.append(logs, view().epoch, global_step_);
-    }
-}
-
 // ---- evaluation ----------------------------------------------------------------------------
-
-// evaluate() logs its metrics before on_evaluate: eval_loss, and the score under its own name when
-// it is the tracked metric (compute_metrics returns it then).
-void RankTrainer::log_evaluation(double score) {
-    if (job_.scenario.trainer.metric_for_best_model == "score") {
-        log({{"eval_loss", -score}, {"eval_score", score}});
-    } else {
-        log({{"eval_loss", -score}});
-    }
-}
 
 void RankTrainer::checkpoint_evaluation() {
     emit(EvaluationStarted{rank_});  // on rank 0 it also counts the evaluation and its time

@@ -88,8 +88,9 @@ class RankTrainer final : private StepOutlook {
     std::vector<PlannedStep> plain_steps_after(const TrainerControl& returned,
                                                std::size_t limit) const override;
     void maybe_log_save_evaluate();
-    // Trainer.log: `logs` with the epoch and the step, appended to log_history.
+    // Trainer.log and what the trainer logs (rank_trainer_logs.cpp).
     void log(std::initializer_list<transformers::LogHistory::Metric> logs);
+    void log_training_loss();
     void log_evaluation(double score);
     void checkpoint_evaluation();
     void trainer_evaluation(bool requested_by_flow);
