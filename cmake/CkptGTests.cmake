@@ -2,6 +2,10 @@
 #
 #   ckpt_gtests(<target> SHARDS <n> DISCOVERY_TIMEOUT <seconds>)
 #
+# The target's own sources compile at CKPT_TEST_OPTIMIZATION and without libFuzzer's coverage
+# instrumentation: code generation was most of their compile time, and the code they exercise,
+# in the libraries, keeps the preset's flags (docs/performance.md, "Build time").
+#
 # A normal build registers one CTest test per GoogleTest test (gtest_discover_tests), so a failure
 # names its test and `ctest -R` picks one. A sanitizer build registers <n> shards of the whole
 # executable instead (GoogleTest's own GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX): an instrumented
@@ -11,6 +15,13 @@
 # and GTEST_FILTER in the environment narrows the shards (.ci/sanitizers leaves tests out that way).
 function(ckpt_gtests target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "SHARDS;DISCOVERY_TIMEOUT" "")
+  if(CKPT_TEST_OPTIMIZATION)
+    target_compile_options(${target} PRIVATE ${CKPT_TEST_OPTIMIZATION})  # after the preset's -O, so it wins
+  endif()
+  if(CKPT_FUZZ)
+    # Only the fuzz targets read libFuzzer's coverage counters; the libraries keep them.
+    target_compile_options(${target} PRIVATE -fno-sanitize=fuzzer-no-link)
+  endif()
   if(NOT CKPT_SANITIZE)
     gtest_discover_tests(${target} DISCOVERY_TIMEOUT ${arg_DISCOVERY_TIMEOUT})
     return()

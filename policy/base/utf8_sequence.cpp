@@ -1,5 +1,5 @@
 // The RFC 3629 table: the lead byte fixes the length and the range of the second byte; every
-// later byte is a continuation byte (80..BF).
+// later byte is a continuation byte (80..BF). The encoder writes the shortest form.
 #include "policy/base/utf8_sequence.hpp"
 
 namespace ckpt {
@@ -32,6 +32,25 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
         }
     }
     return length;
+}
+
+void append_utf8(std::string& out, std::uint32_t code_point) {
+    const auto byte = [](std::uint32_t bits) { return static_cast<char>(bits); };
+    if (code_point < 0x80) {
+        out.push_back(byte(code_point));
+    } else if (code_point < 0x800) {
+        out.push_back(byte(0xC0 | (code_point >> 6)));
+        out.push_back(byte(0x80 | (code_point & 0x3F)));
+    } else if (code_point < 0x10000) {
+        out.push_back(byte(0xE0 | (code_point >> 12)));
+        out.push_back(byte(0x80 | ((code_point >> 6) & 0x3F)));
+        out.push_back(byte(0x80 | (code_point & 0x3F)));
+    } else {
+        out.push_back(byte(0xF0 | (code_point >> 18)));
+        out.push_back(byte(0x80 | ((code_point >> 12) & 0x3F)));
+        out.push_back(byte(0x80 | ((code_point >> 6) & 0x3F)));
+        out.push_back(byte(0x80 | (code_point & 0x3F)));
+    }
 }
 
 }  // namespace ckpt

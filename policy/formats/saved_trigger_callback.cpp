@@ -4,33 +4,53 @@
 
 #include <type_traits>
 
+#include "policy/base/json_teardown.hpp"
+#include "policy/base/plain_json.hpp"
+#include "policy/formats/trainer_state_probe.hpp"
+
 namespace ckpt {
 
 using nlohmann::json;
 
 namespace {
 
-// The walk, over a document to copy the state from (Json is const json) or to move it out of.
+// The walk from the class's entry on (one state, or a list of them), over a value to copy the
+// state from (Json is const json) or to move it out of.
+template <typename Json>
+SavedTriggerCallback saved_state_in_entry(Json& entry) {
+    using Taken = std::conditional_t<std::is_const_v<Json>, const json&, json&&>;
+    if (!entry.is_array()) {
+        return SavedTriggerCallback{static_cast<Taken>(entry), 1};
+    }
+    // One callback of the class is the normal case; with several, the first one speaks.
+    const std::size_t copies = entry.size();
+    return SavedTriggerCallback{entry.empty() ? json() : json(static_cast<Taken>(entry.front())), copies};
+}
+
+// The same from the stateful_callbacks value.
+template <typename Json>
+std::optional<SavedTriggerCallback> saved_state_in_callbacks(Json& callbacks) {
+    if (!callbacks.is_object()) {
+        return std::nullopt;
+    }
+    const auto entry = callbacks.find(std::string(kTriggerCallbackClass));
+    if (entry == callbacks.end()) {
+        return std::nullopt;
+    }
+    return saved_state_in_entry(*entry);
+}
+
+// The same from a whole document.
 template <typename Json>
 std::optional<SavedTriggerCallback> saved_state_in(Json& trainer_state) {
-    using Taken = std::conditional_t<std::is_const_v<Json>, const json&, json&&>;
     if (!trainer_state.is_object()) {
         return std::nullopt;
     }
     const auto callbacks = trainer_state.find("stateful_callbacks");
-    if (callbacks == trainer_state.end() || !callbacks->is_object()) {
+    if (callbacks == trainer_state.end()) {
         return std::nullopt;
     }
-    const auto entry = callbacks->find(std::string(kTriggerCallbackClass));
-    if (entry == callbacks->end()) {
-        return std::nullopt;
-    }
-    if (!entry->is_array()) {
-        return SavedTriggerCallback{static_cast<Taken>(*entry), 1};
-    }
-    // One callback of the class is the normal case; with several, the first one speaks.
-    const std::size_t copies = entry->size();
-    return SavedTriggerCallback{entry->empty() ? json() : json(static_cast<Taken>(entry->front())), copies};
+    return saved_state_in_callbacks(*callbacks);
 }
 
 }  // namespace
@@ -41,6 +61,17 @@ std::optional<SavedTriggerCallback> find_saved_trigger_callback(const json& trai
 
 std::optional<SavedTriggerCallback> find_saved_trigger_callback(json&& trainer_state) {
     return saved_state_in(trainer_state);
+}
+
+std::optional<SavedTriggerCallback> find_saved_trigger_callback_in_file(const FileBytes& trainer_state_json) {
+    const auto text = probe_trigger_callback_entry(trainer_state_json);
+    if (!text) {
+        return std::nullopt;  // not a valid document, or no entry for the class
+    }
+    auto entry = parse_json_or_discarded(*text);
+    auto saved = saved_state_in_entry(entry);
+    tear_down(entry);  // what is left of it, dropped bottom-up (json_teardown.hpp)
+    return saved;
 }
 
 json saved_policy_state(const json& saved_state) {

@@ -3,7 +3,7 @@
 // Where trainer_state.json keeps the trigger callback's state: stateful_callbacks ->
 // CheckpointEvaluationTriggerCallback (one state, or a list of them) -> attributes ->
 // checkpoint_eval_state. Every reader of a checkpoint's callback state goes through here.
-// Depends on nlohmann::json only.
+// Depends on nlohmann::json, the port's FileBytes and the formats' probe.
 
 #include <cstddef>
 #include <optional>
@@ -11,6 +11,8 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "policy/ports/file_bytes.hpp"
 
 namespace ckpt {
 
@@ -26,6 +28,10 @@ struct SavedTriggerCallback {
 std::optional<SavedTriggerCallback> find_saved_trigger_callback(const nlohmann::json& trainer_state);
 // The same from a document given up: the state is moved out of it, not copied.
 std::optional<SavedTriggerCallback> find_saved_trigger_callback(nlohmann::json&& trainer_state);
+// The same from a trainer_state.json file as read: the whole file is validated
+// (probe_stateful_callbacks) and only its stateful_callbacks value is parsed, so the answer is the
+// parsed document's at the cost of that value, whatever the length of the file's log_history.
+std::optional<SavedTriggerCallback> find_saved_trigger_callback_in_file(const FileBytes& trainer_state_json);
 
 // attributes.checkpoint_eval_state of a saved state (the policy's state_dict), or null.
 nlohmann::json saved_policy_state(const nlohmann::json& saved_state);

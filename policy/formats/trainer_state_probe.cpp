@@ -1,32 +1,45 @@
 // The probe as a one-pass validating scanner: it checks the whole text against the grammar
 // nlohmann::json::parse accepts (RFC 8259, UTF-8 validated, a leading byte-order mark skipped,
-// no comments, no trailing commas, no NaN) and keeps only the top-level global_step. No tree,
-// no token strings: nlohmann's lexer copied every byte of every token, which made this probe the
-// largest single cost of a commit. Nesting is followed on an explicit stack, so depth costs no
-// native stack. trainer_state_probe_test.cpp holds it to nlohmann's answer on mutated texts.
+// no comments, no trailing commas, no NaN) and keeps only the top-level global_step and where
+// stateful_callbacks and the trigger callback's entry in it lie. No tree, no token strings: nlohmann's lexer
+// copied every byte of every token, which made this probe the largest single cost of a commit. Nesting is
+// followed on an explicit stack, so depth costs no native stack. trainer_state_probe_test.cpp holds it to
+// nlohmann's answer on mutated texts.
 #include "policy/formats/trainer_state_probe.hpp"
 
-#include <array>
 #include <cstring>
 #include <string>
 
-#include "policy/base/utf8_sequence.hpp"
-#include "policy/formats/recent_probe_results.hpp"
+#include "policy/formats/json_string_scan.hpp"
+#include "policy/formats/saved_trigger_callback.hpp"
 
 namespace ckpt {
 namespace {
 
 constexpr std::string_view kGlobalStep = "global_step";
+constexpr std::string_view kStatefulCallbacks = "stateful_callbacks";
 
-// The bytes a JSON string holds as they are (ASCII from the space up, but the quote and the
-// backslash); control bytes, escapes and UTF-8 sequences take the byte-by-byte path.
-constexpr std::array<bool, 256> kSelfStandingByte = [] {
-    std::array<bool, 256> plain{};
-    for (int byte = 0x20; byte < 0x80; ++byte) {
-        plain[static_cast<std::size_t>(byte)] = byte != '"' && byte != '\\';
+// A value whose text a scan keeps: where it starts, where it ends, and the number of containers
+// open around it, to which the scan returns where it ends (0 once it ended, or before it began).
+struct Capture {
+    const char* begin = nullptr;
+    const char* end = nullptr;
+    std::size_t depth = 0;
+
+    bool scanning() const { return depth != 0; }
+    void end_if_closed(const char* at, std::size_t open) {
+        if (depth != 0 && open == depth) {
+            end = at;
+            depth = 0;
+        }
     }
-    return plain;
-}();
+    std::optional<std::string_view> text() const {
+        if (end == nullptr) {
+            return std::nullopt;
+        }
+        return std::string_view(begin, static_cast<std::size_t>(end - begin));
+    }
+};
 
 class GlobalStepScanner {
   public:
@@ -54,6 +67,10 @@ class GlobalStepScanner {
     // object) is missing or not an int64 integer.
     std::optional<std::int64_t> step() const { return step_; }
     bool array_element_at_watched() const { return array_element_at_watched_; }
+    // After scan_object(): the text of the last top-level stateful_callbacks value, and of the
+    // last trigger callback entry in that value when it is an object, if any.
+    std::optional<std::string_view> stateful_callbacks() const { return callbacks_.text(); }
+    std::optional<std::string_view> trigger_callback() const { return trigger_.text(); }
 
   private:
     // nlohmann skips a UTF-8 byte-order mark and refuses a text that starts with part of one.
@@ -87,6 +104,8 @@ class GlobalStepScanner {
             }
             // After a value: close containers and find where the next value starts.
             for (;;) {
+                trigger_.end_if_closed(at_, open_.size());
+                callbacks_.end_if_closed(at_, open_.size());
                 if (open_.empty()) {
                     return true;
                 }
@@ -127,6 +146,15 @@ class GlobalStepScanner {
         if (is_step) {
             step_.reset();  // anything but an integer that fits replaces an earlier step with none
         }
+        if (value_is_callbacks_) {
+            value_is_callbacks_ = false;
+            callbacks_ = Capture{at_, nullptr, 1};
+            trigger_ = Capture{};  // a later stateful_callbacks replaces the earlier one whole
+        }
+        if (value_is_trigger_) {
+            value_is_trigger_ = false;
+            trigger_ = Capture{at_, nullptr, 2};
+        }
         switch (*at_) {
             case '{':
             case '[': {
@@ -161,8 +189,10 @@ class GlobalStepScanner {
             return false;
         }
         const bool top_level = open_.size() == 1;
+        // A member of the stateful_callbacks object being scanned: a callback class.
+        const bool callback_class = callbacks_.scanning() && open_.size() == 2;
         name_.clear();
-        if (!scan_string(top_level ? &name_ : nullptr)) {
+        if (!scan_string(top_level || callback_class ? &name_ : nullptr)) {
             return false;
         }
         skip_whitespace();
@@ -171,6 +201,8 @@ class GlobalStepScanner {
         }
         ++at_;
         value_is_global_step_ = top_level && name_ == kGlobalStep;
+        value_is_callbacks_ = top_level && name_ == kStatefulCallbacks;
+        value_is_trigger_ = callback_class && name_ == kTriggerCallbackClass;
         return true;
     }
 
@@ -243,162 +275,7 @@ class GlobalStepScanner {
         return true;
     }
 
-    // A string from its opening quote: escapes (\u with surrogate pairs), no control
-    // characters, UTF-8 as RFC 3629 draws it. `decoded`, when given, receives its value.
-    bool scan_string(std::string* decoded) {
-        ++at_;
-        for (;;) {
-            // A run of bytes that stand for themselves, at one table look-up a byte.
-            const char* run = at_;
-            while (at_ != end_ && kSelfStandingByte[static_cast<unsigned char>(*at_)]) {
-                ++at_;
-            }
-            if (decoded != nullptr && at_ != run) {
-                decoded->append(run, at_);
-            }
-            if (at_ == end_) {
-                return false;
-            }
-            const auto byte = static_cast<unsigned char>(*at_);
-            if (byte == '"') {
-                ++at_;
-                return true;
-            }
-            if (byte == '\\') {
-                if (!scan_escape(decoded)) {
-                    return false;
-                }
-            } else if (byte < 0x20) {
-                return false;
-            } else if (byte < 0x80) {
-                if (decoded != nullptr) {
-                    decoded->push_back(static_cast<char>(byte));
-                }
-                ++at_;
-            } else {
-                const char* start = at_;
-                if (!scan_utf8_sequence()) {
-                    return false;
-                }
-                if (decoded != nullptr) {
-                    decoded->append(start, at_);
-                }
-            }
-        }
-    }
-
-    bool scan_escape(std::string* decoded) {
-        ++at_;  // the backslash
-        if (at_ == end_) {
-            return false;
-        }
-        const char kind = *at_++;
-        char plain = 0;
-        switch (kind) {
-            case '"':
-            case '\\':
-            case '/':
-                plain = kind;
-                break;
-            case 'b':
-                plain = '\b';
-                break;
-            case 'f':
-                plain = '\f';
-                break;
-            case 'n':
-                plain = '\n';
-                break;
-            case 'r':
-                plain = '\r';
-                break;
-            case 't':
-                plain = '\t';
-                break;
-            case 'u':
-                return scan_unicode_escape(decoded);
-            default:
-                return false;
-        }
-        if (decoded != nullptr) {
-            decoded->push_back(plain);
-        }
-        return true;
-    }
-
-    // After "\u": four hex digits; a high surrogate must be followed by "\u" and a low one.
-    bool scan_unicode_escape(std::string* decoded) {
-        auto code_point = read_hex4();
-        if (!code_point) {
-            return false;
-        }
-        if (*code_point >= 0xDC00 && *code_point <= 0xDFFF) {
-            return false;  // a low surrogate with no high one before it
-        }
-        if (*code_point >= 0xD800 && *code_point <= 0xDBFF) {
-            if (end_ - at_ < 2 || at_[0] != '\\' || at_[1] != 'u') {
-                return false;
-            }
-            at_ += 2;
-            const auto low = read_hex4();
-            if (!low || *low < 0xDC00 || *low > 0xDFFF) {
-                return false;
-            }
-            code_point = 0x10000 + ((*code_point - 0xD800) << 10) + (*low - 0xDC00);
-        }
-        if (decoded != nullptr) {
-            append_utf8(*decoded, *code_point);
-        }
-        return true;
-    }
-
-    std::optional<std::uint32_t> read_hex4() {
-        if (end_ - at_ < 4) {
-            return std::nullopt;
-        }
-        std::uint32_t value = 0;
-        for (int i = 0; i < 4; ++i) {
-            const char c = *at_++;
-            std::uint32_t digit = 0;
-            if (c >= '0' && c <= '9') {
-                digit = static_cast<std::uint32_t>(c - '0');
-            } else if (c >= 'a' && c <= 'f') {
-                digit = static_cast<std::uint32_t>(c - 'a' + 10);
-            } else if (c >= 'A' && c <= 'F') {
-                digit = static_cast<std::uint32_t>(c - 'A' + 10);
-            } else {
-                return std::nullopt;
-            }
-            value = value * 16 + digit;
-        }
-        return value;
-    }
-
-    static void append_utf8(std::string& out, std::uint32_t code_point) {
-        if (code_point < 0x80) {
-            out.push_back(static_cast<char>(code_point));
-        } else if (code_point < 0x800) {
-            out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
-            out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-        } else if (code_point < 0x10000) {
-            out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
-            out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-            out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-        } else {
-            out.push_back(static_cast<char>(0xF0 | (code_point >> 18)));
-            out.push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
-            out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-            out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-        }
-    }
-
-    // One multi-byte UTF-8 sequence, valid as RFC 3629 draws it.
-    bool scan_utf8_sequence() {
-        const auto length =
-            utf8_sequence_length(std::string_view(at_, static_cast<std::size_t>(end_ - at_)), 0);
-        at_ += length;
-        return length != 0;
-    }
+    bool scan_string(std::string* decoded) { return scan_json_string(at_, end_, decoded); }
 
     static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -407,26 +284,17 @@ class GlobalStepScanner {
     const char* watched_;
     bool array_element_at_watched_ = false;
     std::string open_;  // '{' or '[' per open container, innermost last
-    std::string name_;  // the last top-level member name, decoded
+    std::string name_;  // the last top-level (or callback class) member name, decoded
     bool value_is_global_step_ = false;
+    bool value_is_callbacks_ = false;
+    bool value_is_trigger_ = false;
+    Capture callbacks_;
+    Capture trigger_;
     bool opened_ = false;
     std::optional<std::int64_t> step_;
 };
 
 }  // namespace
-
-std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_json) {
-    // The same checkpoint is probed again at recovery, adoption and resume, usually with bytes
-    // unchanged since its commit; identical bytes give the identical answer.
-    thread_local RecentProbeResults<std::optional<std::int64_t>> recent;
-    if (const auto known = recent.find(trainer_state_json)) {
-        return *known;
-    }
-    const auto outcome = probe_detail::scan_trainer_state(trainer_state_json, std::string_view::npos);
-    const auto step = outcome.valid_object ? outcome.step : std::nullopt;
-    recent.remember(trainer_state_json, step);
-    return step;
-}
 
 namespace probe_detail {
 
@@ -438,7 +306,12 @@ ScanOutcome scan_trainer_state(std::string_view text, std::size_t watched) {
     }
     GlobalStepScanner scanner(text, watched < text.size() ? text.data() + watched : nullptr);
     const bool valid_object = scanner.scan_object();
-    return {valid_object, scanner.step(), scanner.array_element_at_watched()};
+    const auto span_of = [&](std::optional<std::string_view> value) {
+        return value ? TextSpan{static_cast<std::size_t>(value->data() - text.data()), value->size()}
+                     : TextSpan{};
+    };
+    return {valid_object, scanner.step(), scanner.array_element_at_watched(),
+            span_of(scanner.stateful_callbacks()), span_of(scanner.trigger_callback())};
 }
 
 }  // namespace probe_detail

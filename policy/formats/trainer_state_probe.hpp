@@ -1,10 +1,13 @@
 // A tree-free check of a trainer_state.json's top-level global_step, the test behind
-// "checkpoint complete". Never throws: anything but a valid document (as nlohmann::json::parse
-// judges validity) with an integer global_step is "no step". Depends on the port's FileBytes only.
+// "checkpoint complete", and the same validation locating the trigger callback's saved state. Never throws:
+// anything but a valid document (as nlohmann::json::parse judges validity) with an integer
+// global_step is "no step". Depends on the port's FileBytes only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "policy/ports/file_bytes.hpp"
@@ -24,14 +27,31 @@ std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_jso
 // (Transformers' log_history) is probed in time linear in the run, not in the number of saves.
 std::optional<std::int64_t> probe_global_step(const FileBytes& trainer_state_json);
 
+// The text of document["stateful_callbacks"]["CheckpointEvaluationTriggerCallback"] as a parsed
+// tree holds it (the last occurrence of each name) when the whole document is valid JSON with an
+// object at its top level and both members exist; nothing otherwise. Validated as
+// probe_global_step validates, so a reader of the trigger callback's saved state parses that
+// entry alone, not the whole file with its log_history and every other callback's state.
+std::optional<std::string> probe_trigger_callback_entry(const FileBytes& trainer_state_json);
+
 namespace probe_detail {
 
+// Where a value lies in a scanned text (at is npos when there is none).
+struct TextSpan {
+    std::size_t at = std::string_view::npos;
+    std::size_t length = 0;
+    bool found() const { return at != std::string_view::npos; }
+};
+
 // One scan of a whole text: whether it is a valid document with an object at its top level, its
-// global_step, and whether an element of an array starts exactly at offset `watched`.
+// global_step, whether an element of an array starts exactly at offset `watched`, where the last
+// top-level stateful_callbacks value lies, and the last trigger callback entry in it.
 struct ScanOutcome {
     bool valid_object = false;
     std::optional<std::int64_t> step;
     bool array_element_at_watched = false;
+    TextSpan stateful_callbacks;
+    TextSpan trigger_callback;
 };
 ScanOutcome scan_trainer_state(std::string_view text, std::size_t watched);
 

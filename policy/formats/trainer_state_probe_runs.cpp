@@ -1,13 +1,16 @@
-// probe_global_step over runs. A run of kRememberedRunBytes or more whose bytes are a list of
-// array elements (each saved log_history grows the same buffer) is replaced by the placeholder
-// "{}" and the rest scanned once: when the scan meets the placeholder exactly where an array
-// element may start, the document with the run in its place scans to the same state after it,
-// since the run starts and ends on bytes that end no token before them and start none after them
-// ('{', '[', '"' and '}', ']', '"'), and what lies inside an array cannot name the top-level
-// global_step. Every other case joins the runs and scans them whole.
+// The probes over a whole document, given as one text or as runs. A run of kRememberedRunBytes or
+// more whose bytes are a list of array elements (each saved log_history grows the same buffer) is
+// replaced by the placeholder "{}" and the rest scanned once: when the scan meets the placeholder
+// exactly where an array element may start, the document with the run in its place scans to the
+// same state after it, since the run starts and ends on bytes that end no token before them and
+// start none after them ('{', '[', '"' and '}', ']', '"'), and what lies inside an array cannot
+// name a top-level member or a callback's entry in one. Every other case joins the runs and scans
+// them whole.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -115,17 +118,20 @@ class ElementLists {
     std::uint64_t clock_ = 0;
 };
 
-}  // namespace
-
-std::optional<std::int64_t> probe_global_step(const FileBytes& trainer_state_json) {
-    if (trainer_state_json.run_count() <= 1) {
-        return probe_global_step(trainer_state_json.empty() ? std::string_view()
-                                                            : trainer_state_json.begin()->view());
-    }
-    thread_local ElementLists element_lists;
+// The scan of a document held as runs, with the text its offsets refer to: the skeleton, when a
+// remembered run stood in it as the placeholder and the scan met that placeholder where an array
+// element starts. Nothing otherwise: the caller scans the joined runs.
+struct SkeletonScan {
+    probe_detail::ScanOutcome outcome;
     std::string skeleton;
+    std::size_t placeholder = 0;
+};
+std::optional<SkeletonScan> scan_skeleton(const FileBytes& document) {
+    thread_local ElementLists element_lists;
+    SkeletonScan scan;
+    auto& skeleton = scan.skeleton;
     std::size_t placeholder = std::string::npos;
-    for (const auto& run : trainer_state_json) {
+    for (const auto& run : document) {
         if (placeholder == std::string::npos && run.length >= kRememberedRunBytes &&
             element_lists.holds(run)) {
             placeholder = skeleton.size();
@@ -134,22 +140,81 @@ std::optional<std::int64_t> probe_global_step(const FileBytes& trainer_state_jso
             skeleton.append(run.view());
         }
     }
-    if (placeholder != std::string::npos) {
-        // A file is probed again at recovery, adoption and resume, and the same skeleton with the
-        // placeholder at the same offset scans the same: remembered on both.
-        thread_local RecentProbeResults<probe_detail::ScanOutcome> recent;
-        const auto text_size = skeleton.size();
-        skeleton.append(reinterpret_cast<const char*>(&placeholder), sizeof placeholder);
-        auto outcome = recent.find(skeleton);
-        if (!outcome) {
-            outcome = scan_trainer_state(std::string_view(skeleton).substr(0, text_size), placeholder);
-            recent.remember(skeleton, *outcome);
-        }
-        if (outcome->array_element_at_watched) {
-            return outcome->valid_object ? outcome->step : std::nullopt;
-        }
+    if (placeholder == std::string::npos) {
+        return std::nullopt;
+    }
+    // A file is probed again at recovery, adoption and resume, and the same skeleton with the
+    // placeholder at the same offset scans the same: remembered on both.
+    thread_local RecentProbeResults<probe_detail::ScanOutcome> recent;
+    const auto text_size = skeleton.size();
+    skeleton.append(reinterpret_cast<const char*>(&placeholder), sizeof placeholder);
+    auto outcome = recent.find(skeleton);
+    if (!outcome) {
+        outcome = scan_trainer_state(std::string_view(skeleton).substr(0, text_size), placeholder);
+        recent.remember(skeleton, *outcome);
+    }
+    skeleton.resize(text_size);
+    if (!outcome->array_element_at_watched) {
+        return std::nullopt;
+    }
+    scan.outcome = *outcome;
+    scan.placeholder = placeholder;
+    return scan;
+}
+
+// The trigger callback's entry in a scanned text, as probe_trigger_callback_entry answers.
+std::optional<std::string> trigger_entry_text(const probe_detail::ScanOutcome& outcome,
+                                              std::string_view text) {
+    if (!outcome.valid_object || !outcome.trigger_callback.found()) {
+        return std::nullopt;
+    }
+    return std::string(text.substr(outcome.trigger_callback.at, outcome.trigger_callback.length));
+}
+
+}  // namespace
+
+std::optional<std::int64_t> probe_global_step(std::string_view trainer_state_json) {
+    // The same checkpoint is probed again at recovery, adoption and resume, usually with bytes
+    // unchanged since its commit; identical bytes give the identical answer.
+    thread_local RecentProbeResults<std::optional<std::int64_t>> recent;
+    if (const auto known = recent.find(trainer_state_json)) {
+        return *known;
+    }
+    const auto outcome = scan_trainer_state(trainer_state_json, std::string_view::npos);
+    const auto step = outcome.valid_object ? outcome.step : std::nullopt;
+    recent.remember(trainer_state_json, step);
+    return step;
+}
+
+std::optional<std::int64_t> probe_global_step(const FileBytes& trainer_state_json) {
+    if (trainer_state_json.run_count() <= 1) {
+        return probe_global_step(trainer_state_json.empty() ? std::string_view()
+                                                            : trainer_state_json.begin()->view());
+    }
+    if (const auto scan = scan_skeleton(trainer_state_json)) {
+        return scan->outcome.valid_object ? scan->outcome.step : std::nullopt;
     }
     return probe_global_step(trainer_state_json.str());
+}
+
+std::optional<std::string> probe_trigger_callback_entry(const FileBytes& trainer_state_json) {
+    std::string joined;
+    std::string_view text;
+    if (trainer_state_json.run_count() > 1) {
+        if (const auto scan = scan_skeleton(trainer_state_json)) {
+            // The entry's text is the skeleton's unless the placeholder stands inside it.
+            const auto& entry = scan->outcome.trigger_callback;
+            if (!entry.found() || scan->placeholder < entry.at ||
+                entry.at + entry.length <= scan->placeholder) {
+                return trigger_entry_text(scan->outcome, scan->skeleton);
+            }
+        }
+        joined = trainer_state_json.str();
+        text = joined;
+    } else if (!trainer_state_json.empty()) {
+        text = trainer_state_json.begin()->view();
+    }
+    return trigger_entry_text(scan_trainer_state(text, std::string_view::npos), text);
 }
 
 }  // namespace ckpt

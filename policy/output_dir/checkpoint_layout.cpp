@@ -8,9 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
-#include "policy/base/plain_json.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/formats/trainer_state_probe.hpp"
 #include "policy/ports/file_system_error.hpp"
@@ -86,15 +84,13 @@ bool is_complete_checkpoint(FileSystem& fs, const std::string& output_dir, std::
 bool checkpoint_records_best(FileSystem& fs, const std::string& output_dir, std::int64_t step,
                              double best_score) {
     const auto path = join_path(join_path(output_dir, checkpoint_dir_name(step)), kTrainerStateName);
-    std::string bytes;
+    FileBytes bytes;
     try {
-        bytes = fs.read_file(path);
+        bytes = fs.read_bytes(path);
     } catch (const FileSystemError&) {
         return false;
     }
-    auto document = parse_json_or_discarded(bytes);
-    const auto saved = find_saved_trigger_callback(std::move(document));
-    tear_down(document);  // what is left of it, dropped bottom-up (json_teardown.hpp)
+    const auto saved = find_saved_trigger_callback_in_file(bytes);  // only stateful_callbacks is parsed
     if (!saved) {
         return true;
     }

@@ -4,9 +4,7 @@
 
 #include "policy/base/errors.hpp"
 #include "policy/base/json_object.hpp"
-#include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
-#include "policy/base/plain_json.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/file_system_error.hpp"
@@ -161,15 +159,13 @@ void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step
     }
     const auto path =
         join_path(join_path(*config_.output_dir, checkpoint_dir_name(global_step)), kTrainerStateName);
-    std::string bytes;
+    FileBytes bytes;
     try {
-        bytes = fs_->read_file(path);
+        bytes = fs_->read_bytes(path);
     } catch (const FileSystemError&) {
         return;  // the trainer itself failed or will fail this resume; the sidecar still applies
     }
-    auto document = parse_json_or_discarded(bytes);
-    const auto saved = document.is_object() ? find_saved_trigger_callback(std::move(document)) : std::nullopt;
-    tear_down(document);  // what is left of it, dropped bottom-up (json_teardown.hpp)
+    const auto saved = find_saved_trigger_callback_in_file(bytes);  // only stateful_callbacks is parsed
     if (!saved || !saved->state.is_object()) {
         return;  // a checkpoint without this callback's state: start as configured, as Transformers
     }

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "policy/output_dir/checkpoint_layout.hpp"
-#include "sim/base/json_tree_reader.hpp"
 #include "sim/checks/disk_truth.hpp"
+#include "sim/checks/top_level_fields.hpp"
 #include "sim/events/job_constants.hpp"
 
 namespace ckpt::sim {
@@ -19,18 +19,18 @@ namespace {
 constexpr std::string_view kCallbackMetric = "score";
 
 // Transformers' stored stateful_callbacks, as the resume's checkpoint holds them, keyed by class
-// name whatever the callbacks' own state keys (null when missing or unreadable).
+// name whatever the callbacks' own state keys (null when missing or unreadable). Only that member
+// is built: the rest of the file, log_history above all, is validated but not kept.
 nlohmann::json stored_stateful_callbacks(const SimFileSystem& fs, std::int64_t resume_step) {
     const auto bytes =
-        fs.content_in(FsView::visible, join_path(checkpoint_path(resume_step), kTrainerStateName));
-    // The simulator's own reader takes the texts it wrote; any other goes to nlohmann.
-    auto simple = bytes ? read_simple_json(*bytes) : std::nullopt;
-    auto document = simple  ? std::move(*simple)
-                    : bytes ? nlohmann::json::parse(*bytes, nullptr, false)
-                            : nlohmann::json();
-    const auto stored = document.is_object() ? document.find("stateful_callbacks") : document.end();
-    return document.is_object() && stored != document.end() && stored->is_object() ? std::move(*stored)
-                                                                                   : nlohmann::json();
+        fs.shared_content_in(FsView::visible, join_path(checkpoint_path(resume_step), kTrainerStateName));
+    auto fields = bytes ? read_top_level_fields(*bytes, {"stateful_callbacks"}) : std::nullopt;
+    if (!fields) {
+        return nlohmann::json();
+    }
+    const auto stored = fields->find("stateful_callbacks");
+    return stored != fields->end() && stored->second.is_object() ? std::move(stored->second)
+                                                                 : nlohmann::json();
 }
 
 // A list under a class name is several callbacks of that class.

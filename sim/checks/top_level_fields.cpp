@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/base/json_tree_reader.hpp"
 #include "sim/checks/json_scanner.hpp"
 
 namespace ckpt::sim {
@@ -58,7 +59,7 @@ nlohmann::json parse_member_value(std::string_view text) {
             return nlohmann::json(value);
         }
     }
-    return nlohmann::json::parse(text);
+    return parse_json_text(text);  // an object or an array: the simulator's texts, without nlohmann's lexer
 }
 
 namespace {

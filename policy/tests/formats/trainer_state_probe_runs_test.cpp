@@ -1,7 +1,8 @@
-// The probe over runs against the probe of the joined text and against nlohmann's parse: a
+// The probes over runs against the probe of the joined text and against nlohmann's parse: a
 // document whose log_history is a growing shared buffer, probed save after save, answers as its
 // joined bytes do however the runs are cut, whatever lands in the bytes appended since the last
-// probe, and whatever the head and the tail around the run hold.
+// probe, and whatever the head and the tail around the run hold; its global_step and the trigger
+// callback's entry alike.
 #include <cstdint>
 #include <memory>
 #include <rapidcheck.h>
@@ -17,6 +18,7 @@
 namespace ckpt {
 namespace {
 
+using testing::agrees_with_parsed_trigger_entry;
 using testing::parsed_global_step;
 using ByteRun = FileBytes::Run;
 
@@ -27,7 +29,9 @@ std::string log_entry(int index) {
 }
 
 const std::string kHead = "{\n  \"global_step\": 70,\n  \"log_history\": [\n";
-const std::string kTail = "\n  ],\n  \"stateful_callbacks\": {}\n}\n";
+const std::string kTail =
+    "\n  ],\n  \"stateful_callbacks\": {\"E\": {\"args\": {}}, \"CheckpointEvaluationTriggerCallback\": "
+    "{\"args\": {\"patience\": [1, 2.5]}, \"attributes\": {}}}\n}\n";
 
 // head, the first `length` bytes of `log`, tail: a save's trainer_state.json.
 FileBytes saved(const std::string& head, const std::shared_ptr<std::string>& log, std::size_t length,
@@ -73,6 +77,48 @@ TEST(TrainerStateProbeRuns, ARunThatIsNotWhereElementsGoIsJudgedJoined) {
               std::nullopt);
 }
 
+TEST(TrainerStateProbeRuns, TheTriggerEntryIsTheLastOneEvenAroundTheRun) {
+    auto log = std::make_shared<std::string>();
+    append_entries(*log, 0, 200);
+    const std::string kClass = "\"CheckpointEvaluationTriggerCallback\"";
+    const auto probed = [&](const std::string& head, const std::string& tail) {
+        const auto bytes = saved(head, log, log->size(), tail);
+        EXPECT_TRUE(agrees_with_parsed_trigger_entry(probe_trigger_callback_entry(bytes), bytes.str()))
+            << head;
+        return probe_trigger_callback_entry(bytes);
+    };
+    EXPECT_EQ(probed(kHead, kTail), "{\"args\": {\"patience\": [1, 2.5]}, \"attributes\": {}}");
+    // The run inside the entry: its text is the joined bytes', not the skeleton's.
+    EXPECT_EQ(probed("{\"stateful_callbacks\": {" + kClass + ": [", "]}}"), "[" + *log + "]");
+    // The run beside it, inside another callback's entry.
+    EXPECT_EQ(probed("{\"stateful_callbacks\": {" + kClass + ": 1, \"E\": [", "]}}"), "1");
+    // The last of two, an escaped name among them, in the last stateful_callbacks only.
+    EXPECT_EQ(probed("{\"stateful_callbacks\": {" + kClass +
+                         ": 1, \"CheckpointEvaluation\\u0054riggerCallback\": 2}, \"l\": [",
+                     "]}"),
+              "2");
+    EXPECT_EQ(probed("{\"stateful_callbacks\": {" + kClass + ": 1}, \"l\": [",
+                     "], \"stateful\\u005fcallbacks\": {}}"),
+              std::nullopt);
+    EXPECT_EQ(probed("{\"stateful_callbacks\": {" + kClass + ": 1}, \"l\": [",
+                     "], \"stateful_callbacks\": {" + kClass + ":[]}}"),
+              "[]");
+    // Not an entry of stateful_callbacks: deeper, in an array, at the top level.
+    EXPECT_EQ(probed("{\"stateful_callbacks\": {\"E\": {" + kClass + ": 1}}, \"l\": [", "]}"), std::nullopt);
+    EXPECT_EQ(probed("{\"stateful_callbacks\": [{" + kClass + ": 1}], \"l\": [", "]}"), std::nullopt);
+    EXPECT_EQ(probed("{" + kClass + ": 1, \"l\": [", "]}"), std::nullopt);
+    // An invalid document.
+    EXPECT_EQ(probed("{\"stateful_callbacks\": {" + kClass + ": 1}, \"l\": [", "],}"), std::nullopt);
+    // One run is scanned as it is.
+    EXPECT_EQ(probe_trigger_callback_entry(
+                  FileBytes(std::string("{\"stateful_callbacks\": {" + kClass + ": {\"a\": 1}}}"))),
+              "{\"a\": 1}");
+    EXPECT_EQ(probe_trigger_callback_entry(
+                  FileBytes(std::string("{\"stateful_callbacks\": {" + kClass + ": {\"a\": 1}}"))),
+              std::nullopt);
+    EXPECT_EQ(probe_trigger_callback_entry(FileBytes()), std::nullopt);
+}
+
 // Saves of one buffer, each appending entries and sometimes a random edit in the appended
 // bytes only (below a saved length nothing changes), the head and tail edited at random, the
 // run cut at random lengths: every probe answers as nlohmann does for the joined text.
@@ -113,6 +159,7 @@ RC_GTEST_PROP(TrainerStateProbeRuns, AgreesWithAParsedTreeSaveAfterSave, ()) {
             {{3, rc::gen::just(log->size())}, {1, rc::gen::inRange<std::size_t>(0, log->size() + 1)}});
         const auto bytes = saved(head, log, length, tail);
         RC_ASSERT(probe_global_step(bytes) == parsed_global_step(bytes.str()));
+        RC_ASSERT(agrees_with_parsed_trigger_entry(probe_trigger_callback_entry(bytes), bytes.str()));
     }
 }
 

@@ -1,9 +1,11 @@
-// The reference answer for the trainer_state.json probe: nlohmann::json::parse of the whole text,
-// then its top-level global_step if that is an int64 integer. Test support; depends on nlohmann.
+// The reference answers for the trainer_state.json probes: nlohmann::json::parse of the whole
+// text, then its top-level global_step if that is an int64 integer, or the trigger callback's entry.
+// Test support; depends on nlohmann.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,23 @@ inline std::optional<std::int64_t> parsed_global_step(std::string_view text) {
         return std::nullopt;
     }
     return found->get<std::int64_t>();
+}
+
+// Whether a probed trigger callback entry is what parsing the whole text says: the value of
+// ["stateful_callbacks"]["CheckpointEvaluationTriggerCallback"] when the text is a valid object
+// holding both, nothing otherwise.
+inline bool agrees_with_parsed_trigger_entry(const std::optional<std::string>& probed,
+                                             std::string_view text) {
+    const auto document = text.find('\0') != std::string_view::npos
+                              ? nlohmann::json(nlohmann::json::value_t::discarded)
+                              : nlohmann::json::parse(text, nullptr, false);
+    const auto callbacks = document.is_object() ? document.find("stateful_callbacks") : document.end();
+    if (!document.is_object() || callbacks == document.end() || !callbacks->is_object() ||
+        !callbacks->contains("CheckpointEvaluationTriggerCallback")) {
+        return !probed.has_value();
+    }
+    return probed.has_value() &&
+           nlohmann::json::parse(*probed) == (*callbacks)["CheckpointEvaluationTriggerCallback"];
 }
 
 }  // namespace ckpt::testing
