@@ -1,10 +1,10 @@
 // The probe as a one-pass validating scanner: it checks the whole text against the grammar
 // nlohmann::json::parse accepts (RFC 8259, UTF-8 validated, a leading byte-order mark skipped,
 // no comments, no trailing commas, no NaN) and keeps only the top-level global_step and where
-// stateful_callbacks and the trigger callback's entry in it lie. No tree, no token strings: nlohmann's lexer
-// copied every byte of every token, which made this probe the largest single cost of a commit. Nesting is
-// followed on an explicit stack, so depth costs no native stack. trainer_state_probe_test.cpp holds it to
-// nlohmann's answer on mutated texts.
+// stateful_callbacks and the trigger callback's entry in it lie. No tree, no token strings:
+// nlohmann's lexer copied every byte of every token, which made this probe the largest single cost
+// of a commit. Nesting is followed on an explicit stack, so depth costs no native stack.
+// trainer_state_probe_test.cpp and trainer_state_probe_runs_test.cpp hold it to nlohmann's answer.
 #include "policy/formats/trainer_state_probe.hpp"
 
 #include <cstring>
