@@ -27,40 +27,21 @@ SavedTriggerCallback saved_state_in_entry(Json& entry) {
     return SavedTriggerCallback{entry.empty() ? json() : json(static_cast<Taken>(entry.front())), copies};
 }
 
-// The same from the stateful_callbacks value.
-template <typename Json>
-std::optional<SavedTriggerCallback> saved_state_in_callbacks(Json& callbacks) {
-    if (!callbacks.is_object()) {
-        return std::nullopt;
-    }
-    const auto entry = callbacks.find(std::string(kTriggerCallbackClass));
-    if (entry == callbacks.end()) {
-        return std::nullopt;
-    }
-    return saved_state_in_entry(*entry);
-}
+}  // namespace
 
-// The same from a whole document.
-template <typename Json>
-std::optional<SavedTriggerCallback> saved_state_in(Json& trainer_state) {
+std::optional<SavedTriggerCallback> find_saved_trigger_callback(const json& trainer_state) {
     if (!trainer_state.is_object()) {
         return std::nullopt;
     }
     const auto callbacks = trainer_state.find("stateful_callbacks");
-    if (callbacks == trainer_state.end()) {
+    if (callbacks == trainer_state.end() || !callbacks->is_object()) {
         return std::nullopt;
     }
-    return saved_state_in_callbacks(*callbacks);
-}
-
-}  // namespace
-
-std::optional<SavedTriggerCallback> find_saved_trigger_callback(const json& trainer_state) {
-    return saved_state_in(trainer_state);
-}
-
-std::optional<SavedTriggerCallback> find_saved_trigger_callback(json&& trainer_state) {
-    return saved_state_in(trainer_state);
+    const auto entry = callbacks->find(std::string(kTriggerCallbackClass));
+    if (entry == callbacks->end()) {
+        return std::nullopt;
+    }
+    return saved_state_in_entry(*entry);
 }
 
 std::optional<SavedTriggerCallback> find_saved_trigger_callback_in_file(const FileBytes& trainer_state_json) {

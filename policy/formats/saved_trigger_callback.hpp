@@ -26,11 +26,9 @@ struct SavedTriggerCallback {
 // The trigger callback's saved state in a trainer_state.json document; nothing when the
 // document has no stateful_callbacks object or no entry for the class.
 std::optional<SavedTriggerCallback> find_saved_trigger_callback(const nlohmann::json& trainer_state);
-// The same from a document given up: the state is moved out of it, not copied.
-std::optional<SavedTriggerCallback> find_saved_trigger_callback(nlohmann::json&& trainer_state);
 // The same from a trainer_state.json file as read: the whole file is validated
-// (probe_stateful_callbacks) and only its stateful_callbacks value is parsed, so the answer is the
-// parsed document's at the cost of that value, whatever the length of the file's log_history.
+// (probe_trigger_callback_entry) and only the class's entry is parsed, so the answer is the parsed
+// document's at the cost of that entry, whatever the length of the file's log_history.
 std::optional<SavedTriggerCallback> find_saved_trigger_callback_in_file(const FileBytes& trainer_state_json);
 
 // attributes.checkpoint_eval_state of a saved state (the policy's state_dict), or null.

@@ -67,9 +67,8 @@ class GlobalStepScanner {
     // object) is missing or not an int64 integer.
     std::optional<std::int64_t> step() const { return step_; }
     bool array_element_at_watched() const { return array_element_at_watched_; }
-    // After scan_object(): the text of the last top-level stateful_callbacks value, and of the
-    // last trigger callback entry in that value when it is an object, if any.
-    std::optional<std::string_view> stateful_callbacks() const { return callbacks_.text(); }
+    // After scan_object(): the text of the last trigger callback entry in the last top-level
+    // stateful_callbacks value, when that value is an object holding one.
     std::optional<std::string_view> trigger_callback() const { return trigger_.text(); }
 
   private:
@@ -311,7 +310,7 @@ ScanOutcome scan_trainer_state(std::string_view text, std::size_t watched) {
                      : TextSpan{};
     };
     return {valid_object, scanner.step(), scanner.array_element_at_watched(),
-            span_of(scanner.stateful_callbacks()), span_of(scanner.trigger_callback())};
+            span_of(scanner.trigger_callback())};
 }
 
 }  // namespace probe_detail

@@ -45,13 +45,12 @@ struct TextSpan {
 };
 
 // One scan of a whole text: whether it is a valid document with an object at its top level, its
-// global_step, whether an element of an array starts exactly at offset `watched`, where the last
-// top-level stateful_callbacks value lies, and the last trigger callback entry in it.
+// global_step, whether an element of an array starts exactly at offset `watched`, and where the
+// last trigger callback entry of the last top-level stateful_callbacks value lies.
 struct ScanOutcome {
     bool valid_object = false;
     std::optional<std::int64_t> step;
     bool array_element_at_watched = false;
-    TextSpan stateful_callbacks;
     TextSpan trigger_callback;
 };
 ScanOutcome scan_trainer_state(std::string_view text, std::size_t watched);
