@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 53> kCatalogue{{
+constexpr std::array<MutantInfo, 55> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -129,6 +129,13 @@ constexpr std::array<MutantInfo, 53> kCatalogue{{
      "the completeness check reads at most 16 KiB of trainer_state.json (a cap against hostile files), so "
      "a checkpoint whose file a long log_history made larger is never complete: never linked, resumed "
      "from or kept by recovery"},
+    {Mutant::shard_index_unread, "shard_index_unread",
+     "the fixed resume rule knows only single-file weights (model.safetensors, pytorch_model.bin), so it "
+     "takes every checkpoint of a sharded model for one without weights and resumes from an older one or "
+     "from scratch, deleting the newer ones"},
+    {Mutant::added_callback_resume_accepted, "added_callback_resume_accepted",
+     "the callback accepts a resume that adds a stateful callback class the checkpoint does not store, "
+     "so Transformers' refresh raises KeyError on rank 0 at the first save while the other ranks hang"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the

@@ -79,6 +79,8 @@ enum class Mutant : std::uint8_t {
     shard_index_trusted,
     stop_epoch_end_taken_for_replay,
     completeness_read_capped,
+    shard_index_unread,
+    added_callback_resume_accepted,
 };
 
 struct MutantInfo {

@@ -122,6 +122,9 @@ bool holds_loadable_weights(FileSystem& fs, const std::string& checkpoint_dir) {
             return true;
         }
     }
+    if (mutants::is_active(mutants::Mutant::shard_index_unread)) {
+        return false;
+    }
     for (const auto& index : kShardIndexes) {
         if (holds_loadable_shards(fs, checkpoint_dir, index.name, index.safetensors_shards)) {
             return true;

@@ -298,6 +298,18 @@ void draw_nodes(std::uint64_t seed, Scenario& s) {
     }
 }
 
+// A user who adds an EarlyStoppingCallback before resuming a job that ran without one, from a
+// stream of its own: the checkpoint's stateful_callbacks lacks the class, which Transformers'
+// refresh indexes at the first save (finding 22). BUGGIFY's configuration change reaches it too,
+// but only in 0.7% of scenarios.
+void draw_added_callback(std::uint64_t seed, CallbackOptions& callbacks) {
+    Rng rng = Rng(seed).derive("added_callback");
+    if (callbacks.early_stopping_callbacks == 0 && !callbacks.resume_change.any() &&
+        roll(rng, kSwarm.callback_added_on_resume)) {
+        callbacks.resume_change.early_stopping = std::vector<int>{0};
+    }
+}
+
 // A tracked best beside the trainer's own evaluations and a limit of 2 is refused (finding 24);
 // most such draws, the standard early-stopping setup's among them, take the accepted limit of 3, so
 // the refusal stays reachable but rare. From a stream of its own, after every draw that sets them.
@@ -328,6 +340,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_evaluations(seed, s.trainer);
     draw_early_stopping_callback(seed, s);
     draw_nodes(seed, s);
+    draw_added_callback(seed, s.callbacks);
     settle_stale_best_limit(seed, s.trainer);
     return s;
 }

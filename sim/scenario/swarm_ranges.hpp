@@ -149,6 +149,9 @@ struct SwarmRanges {
     // Drawn from a stream of their own (swarm.cpp's draw_release_inputs).
     Odds mixed_state_keys{1, 2};  // of the keyed draws: positional callbacks beside keyed ones
     Odds upgraded_across_resume{4, 5};
+    // Of the scenarios with no EarlyStoppingCallback and no other change on a resume: one added
+    // on every resume (swarm.cpp's draw_added_callback), the path of Transformers' refresh KeyError.
+    Odds callback_added_on_resume{1, 5};
     // Early stopping keeps out of the way (patience 1000 + k) unless BUGGIFY's early_stopping_acts.
     // Scripted scores are multiples of 1/score_grid in [0, 1], so ties are common.
     Range<int> script_length{8, 20};

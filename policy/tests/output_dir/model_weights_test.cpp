@@ -61,6 +61,8 @@ TYPED_TEST(ShardedWeights, WholeShardsLoad) {
     EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
     this->write_two_shards();
     EXPECT_TRUE(holds_loadable_weights(this->fs(), this->dir()));
+    const mutants::MutantScope unread(mutants::Mutant::shard_index_unread);
+    EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
 }
 
 TYPED_TEST(ShardedWeights, ATornOrMissingShardOrATornIndexDoesNotLoad) {
