@@ -17,6 +17,22 @@ void CommitChecker::on(const ResumeSourceChosen& e) {
     }
 }
 
+// The simulator saw the newest loadable checkpoint before the rule ran; an older pick (or none)
+// throws away the training since, and removes the newer checkpoints with it.
+void CommitChecker::on(const FixedResumeRuleReturned& e) {
+    if (e.chosen == e.newest_loadable) {
+        return;
+    }
+    const auto named = [](const std::optional<std::int64_t>& step) {
+        return step ? "checkpoint-" + std::to_string(*step) : std::string("none");
+    };
+    context_.violate(Property::P5,
+                     std::string("the fixed resume rule ") +
+                         (e.chosen ? "resumed from " + named(e.chosen) : "started from scratch") +
+                         " while the newest complete checkpoint with whole weights was " +
+                         named(e.newest_loadable));
+}
+
 // Judged on the state the ledger says the resume restores (lineage.hpp), not on the policy's
 // report: a policy that restored anything else is judged by what it then decides and writes.
 void CommitChecker::on(const TrainBegan&) {

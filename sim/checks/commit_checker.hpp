@@ -1,5 +1,7 @@
-// P5: a resume starts from a complete checkpoint, and a restored best_step names a complete
-// checkpoint written for that score, which final_checkpoint names after on_train_begin (P4).
+// P5: a resume starts from a complete checkpoint (under the fixed rule, the newest one whose
+// weights load: never an older one, nor from scratch, while it exists), and a restored best_step
+// names a complete checkpoint written for that score, which final_checkpoint names after
+// on_train_begin (P4).
 #pragma once
 
 #include "sim/checks/checker_context.hpp"
@@ -12,6 +14,7 @@ class CommitChecker {
     explicit CommitChecker(const CheckerContext& context) : context_(context) {}
 
     void on(const ResumeSourceChosen& e);
+    void on(const FixedResumeRuleReturned& e);
     void on(const TrainBegan&);
     void on(const auto&) noexcept {}
 

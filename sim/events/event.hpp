@@ -39,6 +39,14 @@ struct ResumeSourceChosen {
     bool complete = false;
 };
 // How the ranks of one incarnation ended; `dead_ranks` were killed by injected faults.
+// The fixed resume rule (the port's launcher code) returned without choosing an incomplete
+// checkpoint: what it resumes from (nothing: a start from scratch), and the newest checkpoint
+// the simulator itself saw complete with whole weights before the rule ran (it removes what is
+// newer than its pick, so this is taken first).
+struct FixedResumeRuleReturned {
+    std::optional<std::int64_t> chosen;
+    std::optional<std::int64_t> newest_loadable;
+};
 struct RanksEnded {
     const RunResult& result;
     int dead_ranks = 0;
@@ -240,15 +248,14 @@ struct IoErrorInjected {
     std::string_view path;
 };
 
-using Event =
-    std::variant<IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished,
-                 IncarnationLimitReached, UnexplainedFailure, ResumeRefused, CallbacksRestored, TrainBegan,
-                 BaselineEstablished, RecoveryFinished, RankStateShared, StepStarted, StepFinished,
-                 EpochEnded, EvaluationStarted, DecisionMade, StopInForce, SidecarPersisted,
-                 CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
-                 SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected,
-                 RankDeathInjected, SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected,
-                 EarlyStoppingRequested, MetricsEvaluated, BestModelLoading, EvaluationScored,
-                 EvaluationReturned, TrainingRefused, OperatorRemedied, TrainerEvaluationStarted>;
+using Event = std::variant<
+    IncarnationBegan, IncarnationEnded, ResumeSourceChosen, RanksEnded, JobFinished, IncarnationLimitReached,
+    UnexplainedFailure, ResumeRefused, CallbacksRestored, TrainBegan, BaselineEstablished, RecoveryFinished,
+    RankStateShared, StepStarted, StepFinished, EpochEnded, EvaluationStarted, DecisionMade, StopInForce,
+    SidecarPersisted, CheckpointStarted, TrainerStateWritten, RotationStarted, SaveCallbackStarted,
+    SaveCallbackReturned, Committed, CrashPointPassed, LinkPublished, CrashInjected, RankDeathInjected,
+    SidecarCorrupted, CheckpointCorrupted, Preempted, IoErrorInjected, EarlyStoppingRequested,
+    MetricsEvaluated, BestModelLoading, EvaluationScored, EvaluationReturned, TrainingRefused,
+    OperatorRemedied, TrainerEvaluationStarted, FixedResumeRuleReturned>;
 
 }  // namespace ckpt::sim

@@ -11,7 +11,7 @@
 
 namespace ckpt::sim {
 
-inline constexpr std::array<std::string_view, 42> kEventNames = {"IncarnationBegan",
+inline constexpr std::array<std::string_view, 43> kEventNames = {"IncarnationBegan",
                                                                  "IncarnationEnded",
                                                                  "ResumeSourceChosen",
                                                                  "RanksEnded",
@@ -52,7 +52,8 @@ inline constexpr std::array<std::string_view, 42> kEventNames = {"IncarnationBeg
                                                                  "EvaluationReturned",
                                                                  "TrainingRefused",
                                                                  "OperatorRemedied",
-                                                                 "TrainerEvaluationStarted"};
+                                                                 "TrainerEvaluationStarted",
+                                                                 "FixedResumeRuleReturned"};
 static_assert(kEventNames.size() == std::variant_size_v<Event>, "one name per Event alternative");
 
 inline std::string_view event_name(const Event& event) noexcept {

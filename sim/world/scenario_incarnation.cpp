@@ -74,8 +74,14 @@ ScenarioSimulation::Start ScenarioSimulation::choose_resume_point(int incarnatio
             source = CheckpointEntry{last->name, last->step};
         }
     } else {
-        // The fixed rule is the port's launcher code, under test.
+        // The fixed rule is the port's launcher code, under test. What it must pick is taken from
+        // the simulator's own view first: the rule removes every checkpoint newer than its pick.
+        const auto newest_loadable = newest_loadable_checkpoint();
         source = resume_from_checkpoint(world_.fs, kOutputDir, ResumeSourceRule::newest_complete, observer);
+        if (!observer.abandoned) {
+            emit(FixedResumeRuleReturned{source ? std::optional(source->step) : std::nullopt,
+                                         newest_loadable});
+        }
     }
     if (observer.abandoned) {
         return failed_start(observer.ended);
@@ -99,13 +105,30 @@ ScenarioSimulation::Start ScenarioSimulation::choose_resume_point(int incarnatio
 // Trainer._load_from_checkpoint loads the weights before anything else and raises when the
 // checkpoint has none (a torn safetensors file fails to load too). A missing optimizer,
 // scheduler or RNG file is skipped silently or logged, as Transformers does.
+bool ScenarioSimulation::weights_whole(std::int64_t step) const {
+    const auto directory = transformers::checkpoint_path(kOutputDir, step);
+    const auto written = transformers::saved_weights(step, world_.scenario.trainer.weights_shards);
+    return std::all_of(written.begin(), written.end(), [&](const transformers::WeightsFile& file) {
+        return world_.fs.content_equals(FsView::visible, join_path(directory, file.name), file.bytes);
+    });
+}
+
+std::optional<std::int64_t> ScenarioSimulation::newest_loadable_checkpoint() const {
+    std::optional<std::int64_t> newest;
+    for (const auto name : world_.fs.entry_names_in(FsView::visible, kOutputDir)) {
+        const auto step = transformers::checkpoint_step(name);
+        if (step && (!newest || *step > *newest) &&
+            world_.fs.is_dir_in(FsView::visible, transformers::checkpoint_path(kOutputDir, *step)) &&
+            checkpoint_is_complete(world_.fs, world_.ledger, *step) && weights_whole(*step)) {
+            newest = step;
+        }
+    }
+    return newest;
+}
+
 ScenarioSimulation::Start ScenarioSimulation::weights_load(std::int64_t step) {
     const auto directory = transformers::checkpoint_path(kOutputDir, step);
-    // Ground truth: every weights file the trainer wrote there, whole (a lost shard fails too).
-    const auto written = transformers::saved_weights(step, world_.scenario.trainer.weights_shards);
-    if (std::all_of(written.begin(), written.end(), [&](const transformers::WeightsFile& file) {
-            return world_.fs.content_equals(FsView::visible, join_path(directory, file.name), file.bytes);
-        })) {
+    if (weights_whole(step)) {
         return Start::began;
     }
     const auto error = transformers::weights_load_error(world_.fs, directory)

@@ -62,6 +62,12 @@ class ScenarioSimulation final : public EventSink {
     // One incarnation (scenario_incarnation.cpp).
     Start choose_resume_point(int incarnation, std::optional<std::int64_t>& resume_step);
     Start weights_load(std::int64_t step);
+    // Ground truth for both: every weights file the trainer writes at `step` is whole on the
+    // visible disk (a lost or torn shard fails Transformers' load).
+    bool weights_whole(std::int64_t step) const;
+    // The newest checkpoint-N the simulator itself sees complete (trainer_state.json naming N)
+    // with whole weights: what the fixed resume rule must pick.
+    std::optional<std::int64_t> newest_loadable_checkpoint() const;
     void apply_crash(const SimulatedCrash& crash);
     bool run_incarnation(int incarnation);
     bool after_run(const RunResult& result);
