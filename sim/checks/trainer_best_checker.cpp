@@ -24,6 +24,13 @@ std::optional<std::map<std::string, json, std::less<>>> read_best_fields(const F
     return read_top_level_fields(text, {"best_metric", "best_global_step", "best_model_checkpoint"});
 }
 
+// v4.5x records best_global_step (and names best_model_checkpoint from it) only under "steps" and
+// "epoch"; v5, with PR #44583, under "best" too. Restated here, apart from the trainer.
+bool records_best_step(const TrainerOptions& trainer) {
+    return trainer.save_strategy != SaveStrategy::best ||
+           trainer.transformers_release == TransformersRelease::v5;
+}
+
 }  // namespace
 
 void TrainerBestChecker::on(const IncarnationBegan& e) {
@@ -81,8 +88,7 @@ void TrainerBestChecker::on(const MetricsEvaluated& e) noexcept {
     const double value = metric == "loss" ? -e.score : e.score;  // the model reports loss = -score
     if (!best_.metric || (greater ? value > *best_.metric : value < *best_.metric)) {
         best_.metric = value;
-        // v4.5x sets best_global_step only under "steps" and "epoch".
-        if (trainer.save_strategy != SaveStrategy::best) {
+        if (records_best_step(trainer)) {
             best_.global_step = e.step;
         }
     }
@@ -94,7 +100,7 @@ void TrainerBestChecker::on(const TrainerStateWritten& e) {
     }
     checked_write_ = std::make_pair(e.step, e.rank);
     // _save_checkpoint names the best checkpoint once the model is written, if it exists.
-    if (context_.scenario.trainer.save_strategy != SaveStrategy::best && best_.global_step) {
+    if (records_best_step(context_.scenario.trainer) && best_.global_step) {
         const auto path = checkpoint_path(*best_.global_step);
         if (context_.fs.exists_in(FsView::visible, path)) {
             best_.model_checkpoint = path;

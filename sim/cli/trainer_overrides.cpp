@@ -37,6 +37,10 @@ void TrainerOverrides::add_to(CLI::App* command) {
     command->add_option("--rotation-order", rotation_order, "Override _rotate_checkpoints' order (use_mtime)")
         ->check(CLI::IsMember(names_of(sim::kRotationOrderNames)));
     command
+        ->add_option("--transformers-release", transformers_release,
+                     "Override the Transformers release the trainer follows where releases differ")
+        ->check(CLI::IsMember(names_of(sim::kTransformersReleaseNames)));
+    command
         ->add_option("--stateful-callbacks-refresh", stateful_callbacks_refresh,
                      "Override how several callbacks of one class are refreshed in stateful_callbacks")
         ->check(CLI::IsMember(names_of(sim::kStatefulCallbacksRefreshNames)));
@@ -86,10 +90,11 @@ void TrainerOverrides::add_to(CLI::App* command) {
 
 bool TrainerOverrides::any() const noexcept {
     return restore_callback_states_from_checkpoint || checkpoint_fsync || stop_test ||
-           resume_from_checkpoint || resume_rule || rotation_order || stateful_callbacks_refresh ||
-           restored_callbacks_position || save_strategy || metric_for_best_model || greater_is_better ||
-           load_best_model_at_end || eval_strategy || eval_steps || logging_steps || weights_shards ||
-           early_stopping_callback || save_only_model || save_on_each_node || nodes;
+           resume_from_checkpoint || resume_rule || rotation_order || transformers_release ||
+           stateful_callbacks_refresh || restored_callbacks_position || save_strategy ||
+           metric_for_best_model || greater_is_better || load_best_model_at_end || eval_strategy ||
+           eval_steps || logging_steps || weights_shards || early_stopping_callback || save_only_model ||
+           save_on_each_node || nodes;
 }
 
 void TrainerOverrides::apply(sim::Scenario& scenario) const {
@@ -111,6 +116,9 @@ void TrainerOverrides::apply(sim::Scenario& scenario) const {
     }
     if (rotation_order) {
         trainer.rotation_order = parsed(sim::kRotationOrderNames, rotation_order);
+    }
+    if (transformers_release) {
+        trainer.transformers_release = parsed(sim::kTransformersReleaseNames, transformers_release);
     }
     if (stateful_callbacks_refresh) {
         trainer.stateful_callbacks_refresh =
@@ -183,6 +191,7 @@ nlohmann::json TrainerOverrides::to_json() const {
     put("resume-from-checkpoint", resume_from_checkpoint);
     put("resume-rule", resume_rule);
     put("rotation-order", rotation_order);
+    put("transformers-release", transformers_release);
     put("stateful-callbacks-refresh", stateful_callbacks_refresh);
     put("restored-callbacks-position", restored_callbacks_position);
     put("save-strategy", save_strategy);

@@ -21,6 +21,7 @@ struct TrainerOverrides {
     std::optional<std::string> resume_from_checkpoint;
     std::optional<std::string> resume_rule;
     std::optional<std::string> rotation_order;
+    std::optional<std::string> transformers_release;
     std::optional<std::string> stateful_callbacks_refresh;
     std::optional<std::string> restored_callbacks_position;
     std::optional<std::string> save_strategy;

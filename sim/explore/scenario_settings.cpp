@@ -59,6 +59,7 @@ const std::array kFields{
     field<T, &TrainerOptions::stop_test>("stop_test"),
     field<T, &TrainerOptions::resume_from_checkpoint>("resume_from_checkpoint"),
     field<T, &TrainerOptions::rotation_order>("rotation_order"),
+    field<T, &TrainerOptions::transformers_release>("transformers_release"),
     field<T, &TrainerOptions::stateful_callbacks_refresh>("stateful_callbacks_refresh"),
     field<T, &TrainerOptions::restored_callbacks_position>("restored_callbacks_position"),
     field<T, &TrainerOptions::metric_for_best_model>("metric_for_best_model"),

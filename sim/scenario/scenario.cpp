@@ -262,6 +262,9 @@ json Scenario::to_json() const {
     if (trainer.save_only_model) {
         out["save_only_model"] = true;
     }
+    if (trainer.transformers_release != TrainerOptions{}.transformers_release) {
+        out["transformers_release"] = kTransformersReleaseNames.name(trainer.transformers_release);
+    }
     if (trainer.save_on_each_node) {
         out["save_on_each_node"] = true;
     }
@@ -306,6 +309,7 @@ Scenario Scenario::from_json(const json& document) {
                       "stop_test",
                       "resume_from_checkpoint",
                       "rotation_order",
+                      "transformers_release",
                       "stateful_callbacks_refresh",
                       "restored_callbacks_position",
                       "metric_for_best_model",
@@ -369,6 +373,8 @@ Scenario Scenario::from_json(const json& document) {
     s.trainer.resume_from_checkpoint =
         r.choice("resume_from_checkpoint", ResumeArgument::last_checkpoint_path, kResumeArgumentNames);
     s.trainer.rotation_order = r.choice("rotation_order", RotationOrder::step, kRotationOrderNames);
+    s.trainer.transformers_release =
+        r.choice("transformers_release", TransformersRelease::v4_57, kTransformersReleaseNames);
     s.trainer.stateful_callbacks_refresh = r.choice(
         "stateful_callbacks_refresh", StatefulCallbacksRefresh::replace, kStatefulCallbacksRefreshNames);
     s.trainer.restored_callbacks_position = r.choice(

@@ -187,6 +187,17 @@ inline constexpr auto kRotationOrderNames =
     make_enum_names<RotationOrder>({{RotationOrder::mtime, "mtime"}, {RotationOrder::step, "step"}});
 static_assert(kRotationOrderNames.complete());
 
+// The Transformers release whose Trainer the scenario runs, where releases differ in what the
+// simulated trainer models. Its listing, resume, rotation, refresh and callback restore follow
+// v4.57, unchanged in v5. `v5` is a v5 release with PR #44583 (merged 2026-03-10): under
+// save_strategy="best", _determine_best_metric also records best_global_step and _save_checkpoint
+// names best_model_checkpoint (v4.5x leaves both None, so rotation protects nothing and
+// load_best_model_at_end keeps the last model).
+enum class TransformersRelease : std::uint8_t { v4_57, v5 };
+inline constexpr auto kTransformersReleaseNames = make_enum_names<TransformersRelease>(
+    {{TransformersRelease::v4_57, "4.57"}, {TransformersRelease::v5, "5"}});
+static_assert(kTransformersReleaseNames.complete());
+
 // How _save_checkpoint refreshes stateful_callbacks for several callbacks of one class:
 // Transformers appends their states to the list built at init on every save (PR #33875 is not
 // merged), so a restore zips the first ones, from train start; `replace` re-exports them.
@@ -206,6 +217,7 @@ static_assert(kRestoredCallbacksPositionNames.complete());
 // Every field added after the first scenario files defaults to the older model, so those files
 // replay unchanged; the swarm draws Transformers' defaults most often (swarm_trainer.cpp).
 struct TrainerOptions {
+    TransformersRelease transformers_release = TransformersRelease::v4_57;
     std::int64_t max_steps = 500;
     std::int64_t steps_per_epoch = 100;  // batches per epoch: epoch ends are save events too
     SaveStrategy save_strategy = SaveStrategy::steps;
@@ -264,6 +276,11 @@ struct TrainerOptions {
     // The metric the trainer tracks after TrainingArguments' post-init ("" when none).
     std::string tracked_metric() const {
         return metric_for_best_model.empty() && load_best_model_at_end ? "loss" : metric_for_best_model;
+    }
+    // Whether _determine_best_metric records best_global_step, which _save_checkpoint then names
+    // as best_model_checkpoint: under "steps" and "epoch", and from v5 (PR #44583) under "best".
+    bool tracks_best_global_step() const {
+        return save_strategy != SaveStrategy::best || transformers_release == TransformersRelease::v5;
     }
     bool tracked_greater_is_better() const {
         return greater_is_better.value_or(!tracked_metric().ends_with("loss"));

@@ -310,6 +310,14 @@ void draw_added_callback(std::uint64_t seed, CallbackOptions& callbacks) {
     }
 }
 
+// The Transformers release, from a stream of its own: the releases differ only where
+// TransformersRelease says, so the draws above keep their values.
+void draw_transformers_release(std::uint64_t seed, TrainerOptions& trainer) {
+    Rng rng = Rng(seed).derive("transformers_release");
+    trainer.transformers_release =
+        roll(rng, kSwarm.transformers_v5) ? TransformersRelease::v5 : TransformersRelease::v4_57;
+}
+
 // A tracked best beside the trainer's own evaluations and a limit of 2 is refused (finding 24);
 // most such draws, the standard early-stopping setup's among them, take the accepted limit of 3, so
 // the refusal stays reachable but rare. From a stream of its own, after every draw that sets them.
@@ -341,6 +349,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_early_stopping_callback(seed, s);
     draw_nodes(seed, s);
     draw_added_callback(seed, s.callbacks);
+    draw_transformers_release(seed, s.trainer);
     settle_stale_best_limit(seed, s.trainer);
     return s;
 }

@@ -358,8 +358,7 @@ void RankTrainer::save_checkpoint() {
         write_checkpoint_file(directory, "training_args.bin", "args");
     }
     // After the model is written, so this checkpoint can become the best in the same save.
-    const auto strategy = job_.scenario.trainer.save_strategy;
-    if ((strategy == SaveStrategy::steps || strategy == SaveStrategy::epoch) && best_.best_global_step) {
+    if (job_.scenario.trainer.tracks_best_global_step() && best_.best_global_step) {
         const auto best_dir = transformers::checkpoint_path(kOutputDir, *best_.best_global_step);
         if (job_.fs.exists_in(FsView::visible, best_dir)) {
             best_.best_model_checkpoint = best_dir;

@@ -20,7 +20,7 @@ bool TrainerBest::determine_best_metric(const TrainerOptions& trainer, double sc
     const bool is_new_best = !best_metric || (greater ? value > *best_metric : value < *best_metric);
     if (is_new_best) {
         best_metric = value;
-        if (trainer.save_strategy == SaveStrategy::steps || trainer.save_strategy == SaveStrategy::epoch) {
+        if (trainer.tracks_best_global_step()) {
             best_global_step = step;
         }
     }

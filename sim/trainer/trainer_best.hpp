@@ -1,5 +1,5 @@
 // Transformers' own best-model tracking in TrainerState (best_metric, best_global_step,
-// best_model_checkpoint), as _determine_best_metric and _save_checkpoint (v4.5x) keep it:
+// best_model_checkpoint), as _determine_best_metric and _save_checkpoint (v4.5x and v5) keep it:
 // independent of the callback's policy, which tracks its own best. Pure values, no disk.
 #pragma once
 
@@ -20,7 +20,8 @@ struct TrainerBest {
 
     // _determine_best_metric after an evaluation reporting `score` at `step`: a strict
     // improvement over best_metric (±inf at first) is a new best; best_global_step follows only
-    // under save_strategy "steps" or "epoch" (v4.5x, so "best" never names a checkpoint).
+    // under save_strategy "steps" or "epoch" in v4.5x (so "best" never names a checkpoint), and
+    // under "best" too in v5.
     // Returns whether the metric is a new best; no metric tracked returns false.
     bool determine_best_metric(const TrainerOptions& trainer, double score, std::int64_t step);
 

@@ -228,6 +228,9 @@ TraceFields scenario_fields(const Scenario& scenario) {
                 kStatefulCallbacksRefreshNames.name(trainer.stateful_callbacks_refresh))
         .integer("steps_per_epoch", trainer.steps_per_epoch)
         .string("stop_test", kStopTestNames.name(trainer.stop_test));
+    if (trainer.transformers_release != TrainerOptions{}.transformers_release) {
+        fields.string("transformers_release", kTransformersReleaseNames.name(trainer.transformers_release));
+    }
     if (callbacks.upgraded_across_resume) {
         fields.boolean("upgraded_across_resume", true);
     }

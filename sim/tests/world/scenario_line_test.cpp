@@ -46,6 +46,7 @@ Scenario with_everything(Scenario scenario, std::uint64_t variant) {
     trainer.metric_for_best_model = (variant & 64U) != 0 ? "eval_\"loss\"\u00e9" : "eval_accuracy";
     trainer.greater_is_better = (variant & 128U) != 0 ? std::optional<bool>(false) : std::nullopt;
     callbacks.regular_steps = (variant & 256U) != 0 ? std::optional<std::int64_t>(7) : std::nullopt;
+    trainer.transformers_release = (variant & 1U) != 0 ? TransformersRelease::v5 : TransformersRelease::v4_57;
     callbacks.gate_steps = {0, 1, std::numeric_limits<std::int64_t>::max()};
     scenario.score.script = {0.1, -0.0, 1e300, 5e-324, std::numeric_limits<double>::infinity(), 2.0};
     scenario.seed = std::numeric_limits<std::uint64_t>::max() - variant;

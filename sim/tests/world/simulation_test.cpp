@@ -306,6 +306,27 @@ TEST(Simulation, TrainerTracksItsOwnBestModelCheckpoint) {
     EXPECT_TRUE(loads[0].at("found").get<bool>());
 }
 
+// save_strategy="best" (the callback's refusal off, so the run goes on): v4.5x records no
+// best_global_step under it, so load_best_model_at_end finds no best_model_checkpoint and keeps
+// the last model; v5 (PR #44583) records it, names the checkpoint and loads it.
+TEST(Simulation, SaveStrategyBestNamesTheBestCheckpointOnlyFromV5) {
+    const mutants::MutantScope accepted(mutants::Mutant::save_strategy_best_accepted);
+    auto s = base_scenario({0.5, 0.7, 0.6, 0.65, 0.55});
+    s.trainer.save_strategy = SaveStrategy::best;
+    s.trainer.eval_strategy = EvalStrategy::steps;  // the evaluations "best" saves after
+    s.trainer.eval_steps = 10;
+    s.trainer.save_total_limit = 3;
+    s.trainer.metric_for_best_model = "score";
+    s.trainer.load_best_model_at_end = true;
+    EXPECT_TRUE(events(run(s), "best_model_loading").empty());
+    s.trainer.transformers_release = TransformersRelease::v5;
+    const auto v5 = run(s);
+    const auto loads = events(v5, "best_model_loading");
+    ASSERT_EQ(loads.size(), 1U) << describe(v5);
+    EXPECT_TRUE(loads[0].at("found").get<bool>());
+    EXPECT_EQ(loads[0].at("step").get<std::int64_t>(), 10) << describe(v5);  // its only new best
+}
+
 // save_total_limit=1 beside a Trainer-tracked best, and save_strategy="best", are refused at
 // on_train_begin before any step, naming the setting; the relaunch applies the fix each names.
 TEST(Simulation, TrainerBestConfigurationsNoCallbackSurvivesAreRefused) {
