@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 55> kCatalogue{{
+constexpr std::array<MutantInfo, 56> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -136,6 +136,9 @@ constexpr std::array<MutantInfo, 55> kCatalogue{{
     {Mutant::added_callback_resume_accepted, "added_callback_resume_accepted",
      "the callback accepts a resume that adds a stateful callback class the checkpoint does not store, "
      "so Transformers' refresh raises KeyError on rank 0 at the first save while the other ranks hang"},
+    {Mutant::refusal_misnames_setting, "refusal_misnames_setting",
+     "a resume under a changed tie_policy is refused, but the message names patience_start_step (a "
+     "copy-paste slip), so the operator undoes the wrong setting"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the

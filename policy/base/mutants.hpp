@@ -81,6 +81,7 @@ enum class Mutant : std::uint8_t {
     completeness_read_capped,
     shard_index_unread,
     added_callback_resume_accepted,
+    refusal_misnames_setting,
 };
 
 struct MutantInfo {

@@ -72,7 +72,9 @@ void TriggerCallback::refuse_changed_settings(const json& saved_args, std::int64
         }
     };
     note(saved->patience != now.patience, "patience");
-    note(saved->tie_policy != now.tie_policy, "tie_policy");
+    note(saved->tie_policy != now.tie_policy, mutants::is_active(mutants::Mutant::refusal_misnames_setting)
+                                                  ? "patience_start_step"
+                                                  : "tie_policy");
     note(saved->patience_start_step != now.patience_start_step, "patience_start_step");
     throw ValueError("checkpoint evaluation cannot resume from checkpoint-" +
                      std::to_string(checkpoint_step) + " with a changed " + changed + ": it was saved with " +

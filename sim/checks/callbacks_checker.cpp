@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "sim/checks/disk_truth.hpp"
@@ -35,6 +36,7 @@ void CallbacksChecker::on(const IncarnationBegan& e) {
     layout_judged_write_.reset();
     evaluations_.reset();
     due_refusal_.clear();
+    restore_leaves_unmatched_ = false;
     restore_findings_.clear();
     trainer_best_metric_.reset();
     if (!e.resume_step) {
@@ -63,6 +65,10 @@ void CallbacksChecker::on(const IncarnationBegan& e) {
         same_callbacks(saved->second.ids, running_.ids) && !(saved->second.ids.empty() && !held.ids.empty());
     due_refusal_ = due_refusal(saved->second, running_);
     if (context_.scenario.trainer.restore_callback_states_from_checkpoint) {
+        const auto matches = restore_matches(held.ids, running_.ids);
+        const auto matched = static_cast<std::size_t>(std::count_if(
+            matches.begin(), matches.end(), [](const auto& match) { return match.has_value(); }));
+        restore_leaves_unmatched_ = matched < running_.ids.size() || matched < held.ids.size();
         std::vector<bool> restored;
         running_.models = restored_models(held, running_.ids, restored);
         if (saved->second.kind == EarlyStoppingCallbackKind::transformers &&
@@ -286,6 +292,15 @@ void CallbacksChecker::on(const CallbacksRestored& e) {
         if (!e.warnings.empty()) {
             restore_findings_.push_back("restoring an unchanged configuration warned: " + e.warnings.front());
         }
+    } else if (e.by_the_port && restore_leaves_unmatched_ &&
+               std::none_of(e.warnings.begin(), e.warnings.end(), [](const std::string& warning) {
+                   return warning.find("EarlyStoppingCallback") != std::string::npos;
+               })) {
+        // A callback that keeps its configured state, or a saved state dropped, is the user's to
+        // know: the port warns, naming the class.
+        restore_findings_.push_back(
+            "restoring from checkpoint-" + std::to_string(e.step) +
+            " left an EarlyStoppingCallback state or callback unmatched and warned nothing of it");
     }
     if (auto finding = counters_finding(e.restored_states, running_.models,
                                         "restored from checkpoint-" + std::to_string(e.step))) {
@@ -309,17 +324,79 @@ void CallbacksChecker::on(const TrainBegan& e) {
     }
 }
 
+namespace {
+
+// The names a refusal lists between `opening` and the next `closing`, ", "-separated, each up to
+// an '=' ("patience, tie_policy" or "early_stopping_patience=3, early_stopping_threshold=0.1");
+// nothing when the message has no such clause.
+std::optional<std::vector<std::string>> listed_names(std::string_view error, std::string_view opening,
+                                                     std::string_view closing) {
+    const auto start = error.find(opening);
+    if (start == std::string_view::npos) {
+        return std::nullopt;
+    }
+    const auto list_start = start + opening.size();
+    const auto end = error.find(closing, list_start);
+    if (end == std::string_view::npos) {
+        return std::nullopt;
+    }
+    std::vector<std::string> names;
+    for (auto rest = error.substr(list_start, end - list_start); !rest.empty();) {
+        const auto comma = rest.find(", ");
+        const auto item = rest.substr(0, comma);
+        names.emplace_back(item.substr(0, item.find('=')));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
+    }
+    return names;
+}
+
+}  // namespace
+
+// Judged on the clause that lists what changed, in the messages whose form is known: they also
+// spell out every setting's saved and configured value, so a name found anywhere in them would
+// prove nothing.
 void CallbacksChecker::on(const ResumeRefused& e) {
     if (due_refusal_.empty()) {
         context_.violate(Property::P10, "a resume the configuration change allows was refused: " + e.error);
         return;
     }
-    for (const auto& name : due_refusal_) {
-        if (e.error.find(name) == std::string::npos) {
-            context_.violate(Property::P10,
-                             "a refused resume does not name the changed " + name + ": " + e.error);
-            return;
+    // Three messages say what changed: the trigger's own refusal ("... with a changed A, B: it was
+    // saved with ..."), and the stateful-callback restore's, for the trigger's class or an
+    // early-stopping callback rebuilt from another's arguments ("<class> is configured with
+    // name=value, ... but the checkpoint saved it with ..."). The trigger's settings must be
+    // listed exactly; an early-stopping callback's list must hold its patience. The policy's own
+    // load_state_dict, reached when nothing refused first, names one setting, which must be changed.
+    const bool trigger_settings = due_refusal_.front() != "early_stopping_patience";
+    auto due = due_refusal_;
+    std::sort(due.begin(), due.end());
+    auto listed = listed_names(e.error, "with a changed ", ": ");
+    if (!listed) {
+        listed = listed_names(e.error, " is configured with ", " but ");
+    }
+    bool names_due = false;
+    if (listed) {
+        std::sort(listed->begin(), listed->end());
+        names_due = trigger_settings ? *listed == due
+                                     : std::includes(listed->begin(), listed->end(), due.begin(), due.end());
+    } else if ((listed = listed_names(e.error, "resumed checkpoint evaluation ",
+                                      " does not match configuration"))) {
+        names_due = listed->size() == 1 && std::binary_search(due.begin(), due.end(), listed->front());
+    } else {
+        // A message of another form (a user's own callback): each changed name must appear in it.
+        for (const auto& name : due) {
+            if (e.error.find(name) == std::string::npos) {
+                context_.violate(Property::P10,
+                                 "a refused resume does not name the changed " + name + ": " + e.error);
+                return;
+            }
         }
+        return;
+    }
+    if (!names_due) {
+        context_.violate(Property::P10, "a refused resume names the changed " +
+                                            (listed->empty() ? std::string("nothing") : listed->front()) +
+                                            (listed->size() > 1 ? ", ..." : "") + " instead of the changed " +
+                                            due.front() + (due.size() > 1 ? ", ..." : "") + ": " + e.error);
     }
 }
 

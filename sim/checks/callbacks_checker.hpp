@@ -80,9 +80,12 @@ class CallbacksChecker {
                                                 const std::string& where) const;
 
     const CheckerContext& context_;
-    Configuration running_;                        // the running incarnation
-    bool configuration_unchanged_ = true;          // the running one resumed under its checkpoint's
-    std::vector<std::string> due_refusal_;         // names the running incarnation's refusal must give
+    Configuration running_;                 // the running incarnation
+    bool configuration_unchanged_ = true;   // the running one resumed under its checkpoint's
+    std::vector<std::string> due_refusal_;  // names the running incarnation's refusal must give
+    // The running incarnation's restore leaves a held early-stopping state or a configured callback
+    // unmatched, which the port's restore must warn of.
+    bool restore_leaves_unmatched_ = false;
     std::map<std::int64_t, Configuration> saved_;  // as of each checkpoint write the ledger holds
     std::uint64_t retirements_seen_ = 0;           // Ledger::retirements when saved_ was last pruned
     std::vector<std::string> restore_findings_;    // the last restore's, judged if it trains on

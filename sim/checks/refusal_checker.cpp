@@ -47,6 +47,19 @@ bool lacks_early_stopping(const nlohmann::json& stored) {
     return stored.is_object() && !stored.contains("EarlyStoppingCallback");
 }
 
+// The setting a refusal of the seed's form leads with ("... cannot run with save_total_limit=1 and
+// metric_for_best_model ...", "... cannot resume with EarlyStoppingCallback callbacks ..."): the
+// word after that phrase, up to '=' or a space. Nothing for a message of another form.
+std::optional<std::string_view> leading_setting(std::string_view error) {
+    for (const std::string_view phrase : {"cannot run with ", "cannot resume with "}) {
+        if (const auto at = error.find(phrase); at != std::string_view::npos) {
+            const auto rest = error.substr(at + phrase.size());
+            return rest.substr(0, rest.find_first_of("= "));
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_class,
@@ -100,11 +113,15 @@ void RefusalChecker::on(const IncarnationBegan& e) {
                        appends && early_stopping_configured && lacks_early_stopping(stored));
 }
 
+// A message of the seed's form must lead with the setting: the later text names others (the
+// limit's refusal also names metric_for_best_model), so a name found anywhere proves nothing.
+// A message of another form (a user's own callback) must name it somewhere.
 void RefusalChecker::on(const TrainingRefused& e) {
     if (due_.empty()) {
         context_.violate(Property::P14,
                          "on_train_begin refused training arguments no rule refuses: " + e.error);
-    } else if (e.error.find(due_) == std::string::npos) {
+    } else if (const auto leading = leading_setting(e.error);
+               leading ? *leading != due_ : e.error.find(due_) == std::string::npos) {
         context_.violate(Property::P14, "on_train_begin refused without naming " + std::string(due_) +
                                             ", the setting that makes the refusal due: " + e.error);
     }

@@ -84,6 +84,8 @@ struct CallbacksRestored {
     std::int64_t step = 0;
     const nlohmann::json& restored_states;
     const std::vector<std::string>& warnings;
+    // Whether the port's machinery restored them (the simulation chose it), not Transformers' own.
+    bool by_the_port = false;
 };
 // on_train_begin returned: the policy was restored and recovery ran. `restored` is the policy's
 // own report, for the trace only; the checkers judge the restore the ledger expects.

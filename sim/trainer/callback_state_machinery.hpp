@@ -63,6 +63,10 @@ class CallbackStateMachinery {
   public:
     virtual ~CallbackStateMachinery() = default;
 
+    // Whether this is the code under test (the port's), whose restore is judged, warnings
+    // included; Transformers' own is the trainer's model.
+    virtual bool under_test() const noexcept = 0;
+
     // Whether the refresh appends live states to a class stored as a list (Transformers' own,
     // PR #33875 unmerged), in which case the trainer refreshes with transformers_refresh, or
     // rebuilds the whole dict with refresh_states.

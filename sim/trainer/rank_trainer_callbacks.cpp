@@ -144,7 +144,7 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     find_callbacks();
     if (is_rank_zero()) {
         const auto restored_states = job_.callback_states.export_states(stateful_callbacks());
-        emit(CallbacksRestored{step, restored_states, restored.warnings});
+        emit(CallbacksRestored{step, restored_states, restored.warnings, job_.callback_states.under_test()});
     }
 }
 

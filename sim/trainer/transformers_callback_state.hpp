@@ -34,6 +34,7 @@ nlohmann::json transformers_refresh(nlohmann::json stored, const nlohmann::json&
 
 class TransformersCallbackState final : public CallbackStateMachinery {
   public:
+    bool under_test() const noexcept override { return false; }
     bool refresh_appends_duplicates(const TrainerOptions& /*trainer*/) const override { return true; }
     nlohmann::json export_states(const std::vector<const ExportableState*>& callbacks) const override;
     nlohmann::json refresh_states(const nlohmann::json& stored,

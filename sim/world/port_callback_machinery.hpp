@@ -24,6 +24,7 @@ class PortEarlyStoppingCallbacks final : public EarlyStoppingCallbacks {
 
 class PortCallbackMachinery final : public CallbackStateMachinery {
   public:
+    bool under_test() const noexcept override { return true; }
     // The scenario chooses: the port's rebuilding refresh, or Transformers' appending one.
     bool refresh_appends_duplicates(const TrainerOptions& trainer) const override {
         return trainer.stateful_callbacks_refresh == StatefulCallbacksRefresh::append;
