@@ -19,6 +19,7 @@ void DurabilityChecker::on(const IncarnationBegan& e) {
     counted_twice_reported_ = false;
     lapse_reported_ = false;
     sidecar_at_start_ = context_.fs.durable_content(join_path(kOutputDir, kSidecarName));
+    resume_step_ = e.resume_step;
 }
 
 void DurabilityChecker::on(const EvaluationScored& e) {
@@ -86,10 +87,27 @@ void DurabilityChecker::judge_layout(const std::string& bytes, const CheckpointE
     }
 }
 
+// Whether the running incarnation restored `node` from the sidecar it found, and that sidecar named
+// the step of its decision: the checkpoint's own decision is another node, and the sidecar's bytes
+// carry a last_evaluated_step (a version 1 sidecar, or one an upgrade rewrote, carries none).
+bool DurabilityChecker::restored_from_a_stepped_sidecar(int node) const {
+    const auto& checkpoints = context_.ledger.checkpoints;
+    const auto record = resume_step_ ? checkpoints.find(*resume_step_) : checkpoints.end();
+    if (record != checkpoints.end() && record->second.node == node) {
+        return false;
+    }
+    const auto found = read_sidecar_bytes(sidecar_at_start_);
+    const auto step =
+        found.payload.is_object() ? found.payload.find("last_evaluated_step") : found.payload.end();
+    return found.state && step != found.payload.end() && step->is_number_integer();
+}
+
 // Recovery may rewrite the sidecar before on_train_begin returns; what it writes is the state the
 // resume must restore, with the step of the decision that left it or, when the restore came from
 // a checkpoint's own state (which does not carry it), null: a resume from checkpoint-N replays
-// no step its own history counted, so an unknown step skips nothing that was counted.
+// no step its own history counted, so an unknown step skips nothing that was counted. A restore
+// from a sidecar that named its step (a descendant of the checkpoint's decision) must keep it: a
+// null there would make the next resume evaluate again the lower scores that sidecar counted.
 void DurabilityChecker::on(const RecoveryFinished&) {
     const auto& ledger = context_.ledger;
     const auto bytes = context_.fs.durable_content(join_path(kOutputDir, kSidecarName));
@@ -113,9 +131,15 @@ void DurabilityChecker::on(const RecoveryFinished&) {
             ? std::nullopt
             : std::optional<std::int64_t>(ledger.evaluations[static_cast<std::size_t>(node)].step);
     const auto& settings = context_.scenario.callbacks.policy;
-    if (!step || *bytes != oracle_sidecar_text(settings, *reading.state, step, sidecar_version_)) {
-        judge_layout(*bytes, *reading.state, std::nullopt, "recovery's sidecar");
+    if (step && *bytes == oracle_sidecar_text(settings, *reading.state, step, sidecar_version_)) {
+        return;
     }
+    if (step && restored_from_a_stepped_sidecar(node)) {
+        judge_layout(*bytes, *reading.state, step,
+                     "recovery's sidecar (restored from a sidecar naming its step)");
+        return;
+    }
+    judge_layout(*bytes, *reading.state, std::nullopt, "recovery's sidecar");
 }
 
 }  // namespace ckpt::sim

@@ -34,6 +34,7 @@ class DurabilityChecker {
 
   private:
     void judge_deadline(const char* when);
+    bool restored_from_a_stepped_sidecar(int node) const;
     void judge_layout(const std::string& bytes, const CheckpointEvaluationState& state,
                       std::optional<std::int64_t> last_evaluated_step, const char* what);
 
@@ -42,6 +43,7 @@ class DurabilityChecker {
     bool counted_twice_reported_ = false;
     bool lapse_reported_ = false;                  // a deadline found the sidecar behind the ledger
     std::optional<std::string> sidecar_at_start_;  // the durable bytes before on_train_begin
+    std::optional<std::int64_t> resume_step_;      // the running incarnation's checkpoint
     int sidecar_version_ = 2;                      // what the running incarnation's release writes
 };
 
