@@ -82,6 +82,7 @@ enum class Mutant : std::uint8_t {
     shard_index_unread,
     added_callback_resume_accepted,
     refusal_misnames_setting,
+    bin_weights_trusted,
 };
 
 struct MutantInfo {

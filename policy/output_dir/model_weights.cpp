@@ -23,12 +23,21 @@ struct ShardIndex {
 constexpr std::array<ShardIndex, 2> kShardIndexes{
     {{"model.safetensors.index.json", true}, {"pytorch_model.bin.index.json", false}}};
 
-std::uint64_t little_endian_u64(std::string_view bytes) {
+// The little-endian unsigned integer of `width` bytes at `at`.
+std::uint64_t little_endian(std::string_view bytes, std::size_t at, std::size_t width) {
     std::uint64_t value = 0;
-    for (std::size_t i = 0; i < kHeaderLengthBytes; ++i) {
-        value |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
+    for (std::size_t i = 0; i < width; ++i) {
+        value |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
     }
     return value;
+}
+
+// A .bin weights file or shard: a whole zip archive, or, as the rule once was, any bytes at all.
+bool is_loadable_bin(std::string_view bytes) {
+    if (mutants::is_active(mutants::Mutant::bin_weights_trusted)) {
+        return !bytes.empty();
+    }
+    return is_whole_zip_archive(bytes);
 }
 
 }  // namespace
@@ -46,7 +55,7 @@ bool is_whole_safetensors(std::string_view bytes) {
     if (bytes.size() < kHeaderLengthBytes) {
         return false;
     }
-    const auto header_length = little_endian_u64(bytes);
+    const auto header_length = little_endian(bytes, 0, kHeaderLengthBytes);
     if (header_length > bytes.size() - kHeaderLengthBytes) {
         return false;
     }
@@ -68,6 +77,32 @@ bool is_whole_safetensors(std::string_view bytes) {
         data_end = std::max(data_end, (*offsets)[1].get<std::uint64_t>());
     }
     return bytes.size() - kHeaderLengthBytes - header_length == data_end;
+}
+
+bool is_whole_zip_archive(std::string_view bytes) {
+    constexpr std::string_view kLocalFileHeader = "PK\x03\x04";
+    constexpr std::string_view kCentralFileHeader = "PK\x01\x02";
+    constexpr std::string_view kEndRecordSignature = "PK\x05\x06";
+    constexpr std::size_t kEndRecordBytes = 22;  // without its comment
+    constexpr std::size_t kMaxComment = 0xffff;
+    if (bytes.size() < kLocalFileHeader.size() + kEndRecordBytes || !bytes.starts_with(kLocalFileHeader)) {
+        return false;
+    }
+    // The record sits at the end, followed only by its comment, whose length it gives.
+    const std::size_t last = bytes.size() - kEndRecordBytes;
+    const std::size_t first = last > kMaxComment ? last - kMaxComment : 0;
+    for (std::size_t at = last + 1; at-- > first;) {
+        if (bytes.compare(at, kEndRecordSignature.size(), kEndRecordSignature) != 0 ||
+            little_endian(bytes, at + 20, 2) != bytes.size() - at - kEndRecordBytes) {
+            continue;
+        }
+        const auto directory_size = little_endian(bytes, at + 12, 4);
+        const auto directory_offset = little_endian(bytes, at + 16, 4);
+        return directory_offset + directory_size == at &&
+               (directory_size == 0 ||
+                bytes.compare(directory_offset, kCentralFileHeader.size(), kCentralFileHeader) == 0);
+    }
+    return false;
 }
 
 namespace {
@@ -98,7 +133,7 @@ bool holds_loadable_shards(FileSystem& fs, const std::string& checkpoint_dir, co
             return false;
         }
         const auto bytes = fs.read_file(path);
-        if (safetensors_shards ? !is_whole_safetensors(bytes) : bytes.empty()) {
+        if (safetensors_shards ? !is_whole_safetensors(bytes) : !is_loadable_bin(bytes)) {
             return false;
         }
     }
@@ -118,7 +153,7 @@ bool holds_loadable_weights(FileSystem& fs, const std::string& checkpoint_dir) {
     }
     for (const char* name : kOtherWeightFiles) {
         const auto path = join_path(checkpoint_dir, name);
-        if (fs.exists(path) && !fs.is_dir(path) && !fs.read_file(path).empty()) {
+        if (fs.exists(path) && !fs.is_dir(path) && is_loadable_bin(fs.read_file(path))) {
             return true;
         }
     }

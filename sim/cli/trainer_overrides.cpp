@@ -78,6 +78,8 @@ void TrainerOverrides::add_to(CLI::App* command) {
         ->check(CLI::IsMember(names_of(sim::kEarlyStoppingCallbackKindNames)));
     command->add_option("--save-only-model", save_only_model,
                         "Override TrainingArguments.save_only_model (true|false)");
+    command->add_option("--save-safetensors", save_safetensors,
+                        "Override TrainingArguments.save_safetensors (true|false; false: pytorch_model.bin)");
     command->add_option("--save-on-each-node", save_on_each_node,
                         "Override TrainingArguments.save_on_each_node (true|false; with one node it changes "
                         "nothing)");
@@ -94,7 +96,7 @@ bool TrainerOverrides::any() const noexcept {
            stateful_callbacks_refresh || restored_callbacks_position || save_strategy ||
            metric_for_best_model || greater_is_better || load_best_model_at_end || eval_strategy ||
            eval_steps || logging_steps || weights_shards || early_stopping_callback || save_only_model ||
-           save_on_each_node || nodes;
+           save_safetensors || save_on_each_node || nodes;
 }
 
 void TrainerOverrides::apply(sim::Scenario& scenario) const {
@@ -173,6 +175,9 @@ void TrainerOverrides::apply_best_model_overrides(sim::TrainerOptions& trainer) 
     if (save_only_model) {
         trainer.save_only_model = *save_only_model;
     }
+    if (save_safetensors) {
+        trainer.save_safetensors = *save_safetensors;
+    }
     if (save_on_each_node) {
         trainer.save_on_each_node = *save_on_each_node;
     }
@@ -204,6 +209,7 @@ nlohmann::json TrainerOverrides::to_json() const {
     put("weights-shards", weights_shards);
     put("early-stopping-callback", early_stopping_callback);
     put("save-only-model", save_only_model);
+    put("save-safetensors", save_safetensors);
     put("save-on-each-node", save_on_each_node);
     put("nodes", nodes);
     return out;

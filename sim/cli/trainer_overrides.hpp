@@ -34,6 +34,7 @@ struct TrainerOverrides {
     std::optional<int> weights_shards;
     std::optional<std::string> early_stopping_callback;
     std::optional<bool> save_only_model;
+    std::optional<bool> save_safetensors;
     std::optional<bool> save_on_each_node;
     std::optional<int> nodes;  // applied where it divides the ranks
 

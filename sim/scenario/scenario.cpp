@@ -192,6 +192,7 @@ void read_evaluation_options(const Reader& r, TrainerOptions& trainer) {
     trainer.weights_shards = r.integer<int>("weights_shards", 1, 1, kMaxWeightsShards);
     trainer.save_only_model = r.boolean("save_only_model", false);
     trainer.save_on_each_node = r.boolean("save_on_each_node", false);
+    trainer.save_safetensors = r.boolean("save_safetensors", true);
 }
 
 }  // namespace
@@ -262,6 +263,9 @@ json Scenario::to_json() const {
     if (trainer.save_only_model) {
         out["save_only_model"] = true;
     }
+    if (!trainer.save_safetensors) {
+        out["save_safetensors"] = false;
+    }
     if (trainer.transformers_release != TrainerOptions{}.transformers_release) {
         out["transformers_release"] = kTransformersReleaseNames.name(trainer.transformers_release);
     }
@@ -320,6 +324,7 @@ Scenario Scenario::from_json(const json& document) {
                       "logging_steps",
                       "weights_shards",
                       "save_only_model",
+                      "save_safetensors",
                       "save_on_each_node",
                       "nodes",
                       "early_stopping_callbacks",

@@ -260,6 +260,9 @@ struct TrainerOptions {
     // model's size over max_shard_size). 1 writes model.safetensors; more write the shards and
     // model.safetensors.index.json, and the checkpoint loads only when every shard does.
     int weights_shards = 1;
+    // TrainingArguments.save_safetensors: false writes the weights with torch.save, as
+    // pytorch_model.bin (or its shards and pytorch_model.bin.index.json), zip archives.
+    bool save_safetensors = true;
     // TrainingArguments.save_only_model: a checkpoint holds the model, its config and
     // trainer_state.json, and no optimizer, scheduler or RNG file. Its help text says such a
     // checkpoint cannot be resumed from; train() resumes from it all the same, skipping what is

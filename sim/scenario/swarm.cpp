@@ -318,6 +318,12 @@ void draw_transformers_release(std::uint64_t seed, TrainerOptions& trainer) {
         roll(rng, kSwarm.transformers_v5) ? TransformersRelease::v5 : TransformersRelease::v4_57;
 }
 
+// TrainingArguments.save_safetensors, from a stream of its own: Transformers' default (True) most.
+void draw_weights_format(std::uint64_t seed, TrainerOptions& trainer) {
+    Rng rng = Rng(seed).derive("weights_format");
+    trainer.save_safetensors = !roll(rng, kSwarm.pickled_weights);
+}
+
 // A tracked best beside the trainer's own evaluations and a limit of 2 is refused (finding 24);
 // most such draws, the standard early-stopping setup's among them, take the accepted limit of 3, so
 // the refusal stays reachable but rare. From a stream of its own, after every draw that sets them.
@@ -350,6 +356,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_nodes(seed, s);
     draw_added_callback(seed, s.callbacks);
     draw_transformers_release(seed, s.trainer);
+    draw_weights_format(seed, s.trainer);
     settle_stale_best_limit(seed, s.trainer);
     return s;
 }

@@ -154,6 +154,9 @@ struct SwarmRanges {
     Odds callback_added_on_resume{1, 5};
     // The Transformers release (swarm.cpp's draw_transformers_release): v5, the current one, most.
     Odds transformers_v5{3, 5};
+    // save_safetensors=False: the weights as torch.save's pytorch_model.bin (swarm.cpp's
+    // draw_weights_format).
+    Odds pickled_weights{1, 5};
     // Early stopping keeps out of the way (patience 1000 + k) unless BUGGIFY's early_stopping_acts.
     // Scripted scores are multiples of 1/score_grid in [0, 1], so ties are common.
     Range<int> script_length{8, 20};

@@ -351,7 +351,8 @@ void RankTrainer::save_checkpoint() {
     make_dirs(job_.fs, directory);
     if (should_save()) {
         for (const auto& file :
-             transformers::saved_weights(global_step_, job_.scenario.trainer.weights_shards)) {
+             transformers::saved_weights(global_step_, job_.scenario.trainer.weights_shards,
+                                         job_.scenario.trainer.save_safetensors)) {
             write_checkpoint_file(directory, file.name.c_str(), file.bytes);
         }
         write_checkpoint_file(directory, "config.json", "{}");

@@ -2,22 +2,44 @@
 #include "sim/trainer/saved_weights.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/base/json_text.hpp"
 #include "sim/trainer/safetensors_file.hpp"
+#include "sim/trainer/torch_zip_file.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
 
 namespace ckpt::sim::transformers {
 namespace {
 
-// f"model-{i:05d}-of-{n:05d}.safetensors", counted from 1.
-std::string shard_name(int index, int shards) {
-    char name[48];
-    std::snprintf(name, sizeof name, "model-%05d-of-%05d.safetensors", index, shards);
+// f"model-{i:05d}-of-{n:05d}.safetensors" (or "pytorch_model-...bin"), counted from 1.
+std::string shard_name(int index, int shards, bool safetensors) {
+    char name[64];
+    std::snprintf(name, sizeof name,
+                  safetensors ? "model-%05d-of-%05d.safetensors" : "pytorch_model-%05d-of-%05d.bin", index,
+                  shards);
     return name;
+}
+
+// What loading one weights file raises, or nullopt when it loads.
+std::optional<std::string> file_load_error(std::string_view bytes, const std::string& path,
+                                           bool safetensors) {
+    if (safetensors) {
+        if (loads_as_safetensors(bytes)) {
+            return std::nullopt;
+        }
+        return "safetensors_rust.SafetensorError: Error while deserializing header of " + path;
+    }
+    if (loads_as_torch_zip(bytes)) {
+        return std::nullopt;
+    }
+    return "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory "
+           "(" +
+           path + ")";
 }
 
 // A file's bytes, or nullopt when it is missing or not a regular file (os.path.isfile).
@@ -30,33 +52,40 @@ std::optional<std::string> regular_file(FileSystem& fs, const std::string& path)
 
 }  // namespace
 
-std::vector<WeightsFile> saved_weights(std::int64_t step, int shards) {
+std::vector<WeightsFile> saved_weights(std::int64_t step, int shards, bool safetensors) {
+    // Every shard holds the same bytes.
+    const auto bytes = safetensors ? model_weights_file(step) : pickled_weights_file(step);
     if (shards <= 1) {
-        return {{std::string(kSafeWeightsFile), model_weights_file(step)}};
+        return {{std::string(safetensors ? kSafeWeightsFile : kWeightsFile), bytes}};
     }
     std::vector<WeightsFile> files;
     nlohmann::json weight_map = nlohmann::json::object();
-    const auto shard_bytes = model_weights_file(step);  // every shard holds the same bytes
     for (int index = 1; index <= shards; ++index) {
-        auto name = shard_name(index, shards);
+        auto name = shard_name(index, shards, safetensors);
         weight_map["layer." + std::to_string(index) + ".weight"] = name;
-        files.push_back({std::move(name), shard_bytes});
+        files.push_back({std::move(name), bytes});
     }
     const nlohmann::json index = {{"metadata", {{"total_size", 0}}}, {"weight_map", weight_map}};
-    files.push_back({std::string(kSafeWeightsIndexFile), dump_indented_json(index, 2, false) + "\n"});
+    files.push_back({std::string(safetensors ? kSafeWeightsIndexFile : kWeightsIndexFile),
+                     dump_indented_json(index, 2, false) + "\n"});
     return files;
 }
 
 std::optional<std::string> weights_load_error(FileSystem& fs, const std::string& checkpoint_dir) {
-    const auto single = join_path(checkpoint_dir, kSafeWeightsFile);
-    const auto index_path = join_path(checkpoint_dir, kSafeWeightsIndexFile);
-    if (const auto bytes = regular_file(fs, single)) {
-        if (loads_as_safetensors(*bytes)) {
-            return std::nullopt;
+    for (const bool safetensors : {true, false}) {
+        const auto single = join_path(checkpoint_dir, safetensors ? kSafeWeightsFile : kWeightsFile);
+        if (const auto bytes = regular_file(fs, single)) {
+            return file_load_error(*bytes, single, safetensors);
         }
-        return "safetensors_rust.SafetensorError: Error while deserializing header of " + single;
     }
-    const auto index_text = regular_file(fs, index_path);
+    bool safetensors = true;
+    auto index_path = join_path(checkpoint_dir, kSafeWeightsIndexFile);
+    auto index_text = regular_file(fs, index_path);
+    if (!index_text) {
+        safetensors = false;
+        index_path = join_path(checkpoint_dir, kWeightsIndexFile);
+        index_text = regular_file(fs, index_path);
+    }
     if (!index_text) {
         return "ValueError: Can't find a valid checkpoint at " + checkpoint_dir;
     }
@@ -79,8 +108,8 @@ std::optional<std::string> weights_load_error(FileSystem& fs, const std::string&
         if (!bytes) {
             return "FileNotFoundError: [Errno 2] No such file or directory: '" + path + "'";
         }
-        if (!loads_as_safetensors(*bytes)) {
-            return "safetensors_rust.SafetensorError: Error while deserializing header of " + path;
+        if (auto error = file_load_error(*bytes, path, safetensors)) {
+            return error;
         }
     }
     return std::nullopt;

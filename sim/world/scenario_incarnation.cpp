@@ -107,7 +107,8 @@ ScenarioSimulation::Start ScenarioSimulation::choose_resume_point(int incarnatio
 // scheduler or RNG file is skipped silently or logged, as Transformers does.
 bool ScenarioSimulation::weights_whole(std::int64_t step) const {
     const auto directory = transformers::checkpoint_path(kOutputDir, step);
-    const auto written = transformers::saved_weights(step, world_.scenario.trainer.weights_shards);
+    const auto written = transformers::saved_weights(step, world_.scenario.trainer.weights_shards,
+                                                     world_.scenario.trainer.save_safetensors);
     return std::all_of(written.begin(), written.end(), [&](const transformers::WeightsFile& file) {
         return world_.fs.content_equals(FsView::visible, join_path(directory, file.name), file.bytes);
     });

@@ -219,6 +219,9 @@ TraceFields scenario_fields(const Scenario& scenario) {
     if (trainer.save_only_model) {
         fields.boolean("save_only_model", true);
     }
+    if (!trainer.save_safetensors) {
+        fields.boolean("save_safetensors", false);
+    }
     fields.integer("save_steps", trainer.save_steps)
         .string("save_strategy", kSaveStrategyNames.name(trainer.save_strategy))
         .integer("save_total_limit", trainer.save_total_limit)

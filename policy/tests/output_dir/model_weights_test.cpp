@@ -12,6 +12,36 @@
 namespace ckpt {
 namespace {
 
+// A real zip archive, as Python's zipfile writes one stored entry "archive/data.pkl" holding
+// "weights" (dated 1980-01-01): the layout torch.save gives pytorch_model.bin.
+const std::string kZipArchive(
+    "\x50\x4b\x03\x04\x14\x00\x00\x00\x00\x00\x00\x00\x21\x00\x58\x73\xd2\x1a\x07\x00\x00\x00\x07\x00"
+    "\x00\x00\x10\x00\x00\x00\x61\x72\x63\x68\x69\x76\x65\x2f\x64\x61\x74\x61\x2e\x70\x6b\x6c\x77\x65"
+    "\x69\x67\x68\x74\x73\x50\x4b\x01\x02\x14\x03\x14\x00\x00\x00\x00\x00\x00\x00\x21\x00\x58\x73\xd2"
+    "\x1a\x07\x00\x00\x00\x07\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x01\x00"
+    "\x00\x00\x00\x61\x72\x63\x68\x69\x76\x65\x2f\x64\x61\x74\x61\x2e\x70\x6b\x6c\x50\x4b\x05\x06\x00"
+    "\x00\x00\x00\x01\x00\x01\x00\x3e\x00\x00\x00\x35\x00\x00\x00\x00\x00",
+    137);
+
+// What a torn power loss leaves of a write (sim/disk): the bytes cut short, or the size kept and
+// the tail zero-filled. Neither is a whole archive; the whole one is, with a comment too.
+TEST(ModelWeights, AWholeZipArchiveIsWholeAndNoTornCopyIs) {
+    EXPECT_TRUE(is_whole_zip_archive(kZipArchive));
+    for (std::size_t length = 0; length < kZipArchive.size(); ++length) {
+        EXPECT_FALSE(is_whole_zip_archive(kZipArchive.substr(0, length))) << length;
+        const auto zero_filled =
+            kZipArchive.substr(0, length) + std::string(kZipArchive.size() - length, '\0');
+        if (zero_filled != kZipArchive) {  // past the last non-zero byte nothing is lost
+            EXPECT_FALSE(is_whole_zip_archive(zero_filled)) << length;
+        }
+    }
+    std::string commented = kZipArchive;
+    commented[commented.size() - 2] = 3;  // the end record's comment length
+    EXPECT_FALSE(is_whole_zip_archive(commented));
+    EXPECT_TRUE(is_whole_zip_archive(commented + "abc"));
+    EXPECT_FALSE(is_whole_zip_archive("tensors"));
+}
+
 TEST(ModelWeights, AWholeTensorFreeSafetensorsFileIsWholeAndNoPrefixIs) {
     const auto bytes = safetensors_without_tensors("weights@10");
     EXPECT_TRUE(is_whole_safetensors(bytes));
@@ -83,11 +113,24 @@ TYPED_TEST(ShardedWeights, ATornOrMissingShardOrATornIndexDoesNotLoad) {
     EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
 }
 
-TYPED_TEST(ShardedWeights, BinShardsMustBeNonEmpty) {
+// A .bin file or shard loads only as a whole zip archive (finding 25: a torn one is not empty).
+TYPED_TEST(ShardedWeights, BinWeightsMustBeWholeZipArchives) {
     this->write("pytorch_model-00001-of-00001.bin", "");
     this->write_index("pytorch_model.bin.index.json", {{"w", "pytorch_model-00001-of-00001.bin"}});
     EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
-    this->write("pytorch_model-00001-of-00001.bin", "tensors");
+    this->write("pytorch_model-00001-of-00001.bin", kZipArchive.substr(0, 100));
+    EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
+    {
+        const mutants::MutantScope trusted(mutants::Mutant::bin_weights_trusted);
+        EXPECT_TRUE(holds_loadable_weights(this->fs(), this->dir()));
+    }
+    this->write("pytorch_model-00001-of-00001.bin", kZipArchive);
+    EXPECT_TRUE(holds_loadable_weights(this->fs(), this->dir()));
+    this->fs().unlink(join_path(this->dir(), "pytorch_model.bin.index.json"));
+    this->fs().unlink(join_path(this->dir(), "pytorch_model-00001-of-00001.bin"));
+    this->write("pytorch_model.bin", kZipArchive.substr(0, 136));
+    EXPECT_FALSE(holds_loadable_weights(this->fs(), this->dir()));
+    this->write("pytorch_model.bin", kZipArchive);
     EXPECT_TRUE(holds_loadable_weights(this->fs(), this->dir()));
 }
 
