@@ -10,6 +10,7 @@ constexpr std::string_view kEndOfCentralDirectory = "PK\x05\x06";
 constexpr std::size_t kEndRecordSize = 22;
 constexpr std::string_view kEntryName = "archive/data.pkl";
 
+// A field of 2 or 4 bytes, least significant first.
 void put_le(std::string& out, std::uint64_t value, int bytes) {
     for (int i = 0; i < bytes; ++i) {
         out.push_back(static_cast<char>((value >> (8 * i)) & 0xffU));
@@ -29,17 +30,17 @@ std::uint64_t get_le(std::string_view bytes, std::size_t at, int width) {
 std::string pickled_weights_file(std::int64_t step) {
     const std::string payload = "weights@" + std::to_string(step);
     std::string out(kLocalHeader);
-    put_le(out, 0, 22);  // version, flags, method (stored), time, date, crc, sizes: unread here
+    out.append(22, '\0');  // version, flags, method (stored), time, date, crc, sizes: unread here
     put_le(out, kEntryName.size(), 2);
     put_le(out, 0, 2);  // extra field length
     out += kEntryName;
     out += payload;
     const std::size_t central_offset = out.size();
     out += kCentralHeader;
-    put_le(out, 0, 24);
+    out.append(24, '\0');
     put_le(out, kEntryName.size(), 2);
-    put_le(out, 0, 12);  // extra, comment, disk, attributes
-    put_le(out, 0, 4);   // the local header's offset
+    out.append(12, '\0');  // extra, comment, disk, attributes
+    put_le(out, 0, 4);     // the local header's offset
     out += kEntryName;
     const std::size_t central_size = out.size() - central_offset;
     out += kEndOfCentralDirectory;
