@@ -2,6 +2,9 @@
 // re-derived here. Reads only.
 #include "policy/inspect/ignored_sidecar_explanation.hpp"
 
+#include <optional>
+
+#include "policy/base/errors.hpp"
 #include "policy/output_dir/checkpoint_completeness.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/python/python_values.hpp"
@@ -43,10 +46,20 @@ std::optional<InspectionFinding> explain_ignored_sidecar(FileSystem& fs, const s
                                                          const nlohmann::json& sidecar_state,
                                                          const CheckpointEvaluationPolicy* resumed,
                                                          const std::string& resumed_from) {
-    const auto sidecar_policy = CheckpointEvaluationPolicy::from_state_dict(sidecar_state);
-    const auto& theirs = sidecar_policy.state();
     const std::int64_t ours = resumed != nullptr ? resumed->state().evaluation_count : 0;
     const std::string against = resumed != nullptr ? resumed_from : std::string("scratch");
+    // A state no policy would load (best_step without best_score, say) is why a resume ignores it;
+    // the explanation reports it rather than throwing out of a read-only inspection.
+    std::optional<CheckpointEvaluationPolicy> loaded;
+    try {
+        loaded.emplace(CheckpointEvaluationPolicy::from_state_dict(sidecar_state));
+    } catch (const ValueError& error) {
+        return InspectionFinding{
+            "corrupt_sidecar", std::string("the sidecar's state is not a valid checkpoint "
+                                           "evaluation state (") +
+                                   error.what() + "); a resume ignores it and keeps " + against + "'s state"};
+    }
+    const auto& theirs = loaded->state();
     const auto best = checkpoint_dir_name(theirs.best_step.value_or(0));
     const auto lost = evaluations(theirs.evaluation_count - ours);
     switch (judge_sidecar_adoption(fs, output_dir, theirs, ours)) {

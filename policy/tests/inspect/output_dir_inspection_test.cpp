@@ -54,6 +54,30 @@ TYPED_TEST(OutputDirInspectionTest, AConsistentRunHasNoFindings) {
     EXPECT_TRUE(report.final_checkpoint.valid);
 }
 
+// Fuzz finding (inspect_tree, 2026-12-07): a sidecar a resume ignores, whose state is not a valid
+// one (best_step without best_score), made the explanation of why it is ignored throw out of
+// inspect_output_dir. It is reported instead.
+TYPED_TEST(OutputDirInspectionTest, AnIgnoredSidecarWithAnInvalidStateIsReportedNotThrown) {
+    make_dirs(this->fs(), this->at("checkpoint-10"));
+    this->fs().write_file(this->at("checkpoint-10/model.safetensors"), "weights");
+    this->fs().write_file(
+        this->at("checkpoint-10/trainer_state.json"),
+        R"({"global_step": 10, "stateful_callbacks": {"CheckpointEvaluationTriggerCallback": {"arts": )"
+        R"({"output_dir": "/out", "patience": 3, "save_total_limit": 1}, "attributes": {"checkpoint_eval_state": )"
+        R"({"patience": 3, "patience_start_step": 0, "state": {"best_is_external": false, "best_score": 0.6, )"
+        R"("best_step": 10, "evaluation_count": 1, "lower_score_streak": 0, "stop_requested": false}, )"
+        R"("tie_policy": "reset", "version": 1}, "trigger_count": 1}}}})");
+    this->fs().write_file(
+        this->sidecar_path(),
+        R"({"checkpoint_eval_state": {"patience": 3, "patience_start_step": 0, "state": {"best_is_external": )"
+        R"(false, "bezt_score": 0.6, "best_step": 10, "evaluation_count": 1, "lower_score_streak": 0, )"
+        R"("stop_requested": false}, "tie_policy": "reset", "version": 1}, "version": 1})");
+    this->fs().symlink("checkpoint-10", this->link_path());
+    OutputDirInspection report;
+    ASSERT_NO_THROW(report = this->inspect());
+    EXPECT_THAT(kinds(report.problems), Contains("corrupt_sidecar")) << report.to_json().dump(2);
+}
+
 TYPED_TEST(OutputDirInspectionTest, NeverWritesEvenToAMessyDirectory) {
     write_checkpoint(this->fs(), this->root(), 10, this->callback_state_after({0.5}));
     make_dirs(this->fs(), this->at("checkpoint-30"));
