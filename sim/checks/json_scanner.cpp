@@ -59,6 +59,8 @@ class Scanner {
           watched_(watched < text.size() ? in_.at + watched : nullptr) {}
 
     bool array_element_at_watched() const noexcept { return array_element_at_watched_; }
+    // Every top-level member is listed in `members` as it is scanned.
+    void list_members(std::vector<JsonMember>& members) noexcept { members_ = &members; }
 
     JsonShape run();
 
@@ -67,12 +69,14 @@ class Scanner {
     Next member_name();
     Next value_ended();
     int name_index(std::string_view quoted) const;
+    static bool decode_name(std::string_view quoted, std::string& decoded);
 
     JsonCursor in_;
     std::span<const std::string_view> names_;
     std::span<std::string_view> values_;
     Nesting nesting_;
     int picking_ = -1;  // the index of the name whose value is being scanned at depth 1
+    std::vector<JsonMember>* members_ = nullptr;
     const unsigned char* value_begin_ = nullptr;
     const unsigned char* watched_;
     bool array_element_at_watched_ = false;
@@ -166,6 +170,12 @@ Next Scanner::member_name() {
     ++in_.at;
     in_.skip_whitespace();
     if (nesting_.depth() == 1) {
+        if (members_ != nullptr) {
+            members_->emplace_back();
+            if (!decode_name(quoted, members_->back().name)) {
+                return Next::refused;
+            }
+        }
         picking_ = name_index(quoted);
         value_begin_ = in_.at;
     }
@@ -173,9 +183,15 @@ Next Scanner::member_name() {
 }
 
 Next Scanner::value_ended() {
-    if (nesting_.depth() == 1 && picking_ >= 0) {
-        values_[static_cast<std::size_t>(picking_)] = std::string_view(
-            reinterpret_cast<const char*>(value_begin_), static_cast<std::size_t>(in_.at - value_begin_));
+    if (nesting_.depth() == 1 && (picking_ >= 0 || members_ != nullptr)) {
+        const auto value = std::string_view(reinterpret_cast<const char*>(value_begin_),
+                                            static_cast<std::size_t>(in_.at - value_begin_));
+        if (picking_ >= 0) {
+            values_[static_cast<std::size_t>(picking_)] = value;
+        }
+        if (members_ != nullptr && nesting_.in_object()) {  // a top-level array has no members
+            members_->back().value = value;
+        }
         picking_ = -1;
     }
     in_.skip_whitespace();
@@ -196,17 +212,33 @@ Next Scanner::value_ended() {
     return Next::refused;
 }
 
+// The name a valid quoted member name decodes to; false only if nlohmann refuses it.
+bool Scanner::decode_name(std::string_view quoted, std::string& decoded) {
+    const std::string_view raw = quoted.substr(1, quoted.size() - 2);
+    if (raw.find('\\') == std::string_view::npos) {
+        decoded.assign(raw);
+        return true;
+    }
+    const auto parsed = nlohmann::json::parse(quoted, nullptr, false);  // rare: nlohmann decodes escapes
+    if (!parsed.is_string()) {
+        return false;
+    }
+    decoded = parsed.get<std::string>();
+    return true;
+}
+
 // Which of the names a quoted member name decodes to; -1 for none.
 int Scanner::name_index(std::string_view quoted) const {
+    if (names_.empty()) {
+        return -1;
+    }
     const std::string_view raw = quoted.substr(1, quoted.size() - 2);
     std::string decoded;
     std::string_view name = raw;
-    if (raw.find('\\') != std::string_view::npos) {  // rare: let nlohmann decode the escapes
-        const auto parsed = nlohmann::json::parse(quoted, nullptr, false);
-        if (!parsed.is_string()) {
+    if (raw.find('\\') != std::string_view::npos) {
+        if (!decode_name(quoted, decoded)) {
             return -1;
         }
-        decoded = parsed.get<std::string>();
         name = decoded;
     }
     for (std::size_t i = 0; i < names_.size(); ++i) {
@@ -218,6 +250,16 @@ int Scanner::name_index(std::string_view quoted) const {
 }
 
 }  // namespace
+
+std::optional<std::vector<JsonMember>> top_level_members(std::string_view text) {
+    std::vector<JsonMember> members;
+    Scanner scanner(text, {}, {});
+    scanner.list_members(members);
+    if (scanner.run() != JsonShape::object) {
+        return std::nullopt;
+    }
+    return members;
+}
 
 JsonShape scan_json(std::string_view text, std::span<const std::string_view> names,
                     std::span<std::string_view> values) {

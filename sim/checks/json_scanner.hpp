@@ -6,8 +6,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ckpt::sim {
 
@@ -26,5 +29,15 @@ JsonShape scan_json(std::string_view text, std::span<const std::string_view> nam
 // The same, also telling whether an element of an array starts exactly at offset `watched`.
 JsonShape scan_json(std::string_view text, std::span<const std::string_view> names,
                     std::span<std::string_view> values, std::size_t watched, bool& array_element_at_watched);
+
+// A top-level member as the text has it: the decoded name and the exact text of its value.
+struct JsonMember {
+    std::string name;
+    std::string_view value;
+};
+// Every top-level member of `text`, in the text's order, duplicates included (a parsed object
+// keeps the last); nothing when the text is not valid JSON or its top level is not an object.
+// For a reader that needs the members' names and kinds, not their values' trees.
+std::optional<std::vector<JsonMember>> top_level_members(std::string_view text);
 
 }  // namespace ckpt::sim

@@ -3,12 +3,14 @@
 #include "sim/checks/refusal_checker.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "sim/checks/disk_truth.hpp"
+#include "sim/checks/json_scanner.hpp"
 #include "sim/checks/top_level_fields.hpp"
 #include "sim/events/job_constants.hpp"
 
@@ -18,33 +20,40 @@ namespace {
 // The callback's own metric: what Transformers may track without a best of its own.
 constexpr std::string_view kCallbackMetric = "score";
 
-// Transformers' stored stateful_callbacks, as the resume's checkpoint holds them, keyed by class
-// name whatever the callbacks' own state keys (null when missing or unreadable). Only that member
-// is built: the rest of the file, log_history above all, is validated but not kept.
-nlohmann::json stored_stateful_callbacks(const SimFileSystem& fs, std::int64_t resume_step) {
+// What a refusal rule reads of Transformers' stored stateful_callbacks, as the resume's checkpoint
+// holds them, keyed by class name whatever the callbacks' own state keys. Only the member's names
+// and kinds are read: the rest of the file, log_history above all, and the states themselves (an
+// appending refresh makes them long) are validated but not built.
+struct StoredCallbacks {
+    // A list under a class name is several callbacks of that class.
+    bool several_of_one_class = false;
+    // The appending refresh indexes the checkpoint's stateful_callbacks by class name, so a
+    // resumed configuration with early-stopping callbacks the checkpoint stores none of raises
+    // KeyError at the first save. Only they can be missing: the trigger callback and
+    // TrainerControl are configured in every incarnation, under one class name each, so every
+    // checkpoint the job writes stores them.
+    bool lacks_early_stopping = false;
+};
+
+// Both false when the file is missing or unreadable, or stateful_callbacks is not an object.
+StoredCallbacks stored_stateful_callbacks(const SimFileSystem& fs, std::int64_t resume_step) {
     const auto bytes =
         fs.shared_content_in(FsView::visible, join_path(checkpoint_path(resume_step), kTrainerStateName));
-    auto fields = bytes ? read_top_level_fields(*bytes, {"stateful_callbacks"}) : std::nullopt;
-    if (!fields) {
-        return nlohmann::json();
+    const auto texts = bytes ? read_top_level_texts(*bytes, {"stateful_callbacks"}) : std::nullopt;
+    if (!texts || !texts->contains("stateful_callbacks")) {
+        return {};
     }
-    const auto stored = fields->find("stateful_callbacks");
-    return stored != fields->end() && stored->second.is_object() ? std::move(stored->second)
-                                                                 : nlohmann::json();
-}
-
-// A list under a class name is several callbacks of that class.
-bool several_of_one_class(const nlohmann::json& stored) {
-    return std::any_of(stored.begin(), stored.end(),
-                       [](const nlohmann::json& entry) { return entry.is_array(); });
-}
-
-// The appending refresh indexes the checkpoint's stateful_callbacks by class name, so a resumed
-// configuration with early-stopping callbacks the checkpoint stores none of raises KeyError at the
-// first save. Only they can be missing: the trigger callback and TrainerControl are configured in
-// every incarnation, under one class name each, so every checkpoint the job writes stores them.
-bool lacks_early_stopping(const nlohmann::json& stored) {
-    return stored.is_object() && !stored.contains("EarlyStoppingCallback");
+    const auto members = top_level_members(texts->at("stateful_callbacks"));
+    if (!members) {
+        return {};
+    }
+    // As a parsed object holds them: the last of a repeated name wins.
+    std::map<std::string_view, bool, std::less<>> is_list;
+    for (const auto& member : *members) {
+        is_list[member.name] = member.value.front() == '[';
+    }
+    return {std::any_of(is_list.begin(), is_list.end(), [](const auto& entry) { return entry.second; }),
+            !is_list.contains("EarlyStoppingCallback")};
 }
 
 // The setting a refusal of the seed's form leads with ("... cannot run with save_total_limit=1 and
@@ -109,8 +118,8 @@ void RefusalChecker::on(const IncarnationBegan& e) {
         return;
     }
     const auto stored = stored_stateful_callbacks(context_.fs, *e.resume_step);
-    due_ = due_refusal(trainer, appended_restore && several_of_one_class(stored),
-                       appends && early_stopping_configured && lacks_early_stopping(stored));
+    due_ = due_refusal(trainer, appended_restore && stored.several_of_one_class,
+                       appends && early_stopping_configured && stored.lacks_early_stopping);
 }
 
 // A message of the seed's form must lead with the setting: the later text names others (the

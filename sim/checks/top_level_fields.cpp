@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sim/base/json_tree_reader.hpp"
@@ -65,11 +66,15 @@ nlohmann::json parse_member_value(std::string_view text) {
 namespace {
 
 using Fields = std::map<std::string, nlohmann::json, std::less<>>;
+using Texts = std::map<std::string, std::string, std::less<>>;
 
-// scan_json of `text` for `names`, the values parsed; `watched` as scan_json's. Nothing for a text
-// that is not an object, or when `watched` is given and no array element starts there.
-std::optional<Fields> scan_fields(std::string_view text, std::initializer_list<std::string_view> names,
-                                  std::size_t watched, bool& element_at_watched) {
+// scan_json of `text` for `names`, each found member kept as `Read` builds it from its text (a
+// parsed value, or the text itself); `watched` as scan_json's. Nothing for a text that is not an
+// object.
+template <typename Read>
+std::optional<std::map<std::string, Read, std::less<>>> scan_fields(
+    std::string_view text, std::initializer_list<std::string_view> names, std::size_t watched,
+    bool& element_at_watched) {
     constexpr std::size_t kInline = 8;
     std::array<std::string_view, kInline> inline_values;
     std::vector<std::string_view> many_values(names.size() > kInline ? names.size() : 0);
@@ -80,10 +85,15 @@ std::optional<Fields> scan_fields(std::string_view text, std::initializer_list<s
                   element_at_watched) != JsonShape::object) {
         return std::nullopt;
     }
-    Fields fields;
+    std::map<std::string, Read, std::less<>> fields;
     for (std::size_t i = 0; i < names.size(); ++i) {
-        if (!values[i].empty()) {
+        if (values[i].empty()) {
+            continue;
+        }
+        if constexpr (std::is_same_v<Read, nlohmann::json>) {
             fields.emplace(std::string(names.begin()[i]), parse_member_value(values[i]));
+        } else {
+            fields.emplace(std::string(names.begin()[i]), std::string(values[i]));
         }
     }
     return fields;
@@ -158,16 +168,16 @@ constexpr std::size_t kKnownRunBytes = 256;
 
 }  // namespace
 
-std::optional<Fields> read_top_level_fields(std::string_view text,
-                                            std::initializer_list<std::string_view> names) {
-    bool ignored = false;
-    return scan_fields(text, names, std::string_view::npos, ignored);
-}
+namespace {
 
-std::optional<Fields> read_top_level_fields(const FileBytes& text,
-                                            std::initializer_list<std::string_view> names) {
+// read_top_level_fields of runs, each member kept as `Read`.
+template <typename Read>
+std::optional<std::map<std::string, Read, std::less<>>> read_runs(
+    const FileBytes& text, std::initializer_list<std::string_view> names) {
+    bool ignored = false;
     if (text.run_count() <= 1) {
-        return read_top_level_fields(text.empty() ? std::string_view() : text.begin()->view(), names);
+        return scan_fields<Read>(text.empty() ? std::string_view() : text.begin()->view(), names,
+                                 std::string_view::npos, ignored);
     }
     thread_local KnownElementLists known;
     std::string skeleton;
@@ -182,12 +192,30 @@ std::optional<Fields> read_top_level_fields(const FileBytes& text,
     }
     if (element != std::string::npos) {
         bool element_there = false;
-        auto fields = scan_fields(skeleton, names, element, element_there);
+        auto fields = scan_fields<Read>(skeleton, names, element, element_there);
         if (element_there) {
             return fields;
         }
     }
-    return read_top_level_fields(text.str(), names);
+    return scan_fields<Read>(text.str(), names, std::string_view::npos, ignored);
+}
+
+}  // namespace
+
+std::optional<Fields> read_top_level_fields(std::string_view text,
+                                            std::initializer_list<std::string_view> names) {
+    bool ignored = false;
+    return scan_fields<nlohmann::json>(text, names, std::string_view::npos, ignored);
+}
+
+std::optional<Fields> read_top_level_fields(const FileBytes& text,
+                                            std::initializer_list<std::string_view> names) {
+    return read_runs<nlohmann::json>(text, names);
+}
+
+std::optional<Texts> read_top_level_texts(const FileBytes& text,
+                                          std::initializer_list<std::string_view> names) {
+    return read_runs<std::string>(text, names);
 }
 
 }  // namespace ckpt::sim

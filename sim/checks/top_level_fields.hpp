@@ -34,5 +34,9 @@ std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level
 // Anything else is joined and scanned whole.
 std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level_fields(
     const FileBytes& text, std::initializer_list<std::string_view> names);
+// The same members' texts, unparsed (each a valid JSON document), for a reader that needs less
+// than a member's tree (json_scanner.hpp's top_level_members of one, say).
+std::optional<std::map<std::string, std::string, std::less<>>> read_top_level_texts(
+    const FileBytes& text, std::initializer_list<std::string_view> names);
 
 }  // namespace ckpt::sim

@@ -70,6 +70,7 @@ RunResult RankScheduler::Impl::collect() const {
         outcome.collectives = slot.sequence;
         outcome.message = slot.message;
         outcome.error = slot.error;
+        outcome.thrown = slot.thrown;
         switch (slot.state) {
             case RankState::finished:
                 outcome.kind = RankOutcome::Kind::finished;

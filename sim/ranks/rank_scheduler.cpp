@@ -139,7 +139,7 @@ ctx::fiber RankScheduler::Impl::rank_main(int rank, const Body& body, ctx::fiber
             fail(rank, "job crash: " + crash.reason());
             job_crash = std::current_exception();
         } catch (const std::exception& error) {
-            fail(rank, error.what());
+            fail(rank, error.what(), &error);
         } catch (...) {
             fail(rank, "unknown exception");
         }
@@ -231,11 +231,12 @@ void RankScheduler::Impl::mark_dead(int rank, const char* reason) {
     rv.arrived &= ~rank_bit(rank);  // a dead participant cannot complete the collective it had entered
 }
 
-void RankScheduler::Impl::fail(int rank, std::string message) {
+void RankScheduler::Impl::fail(int rank, std::string message, const std::exception* thrown) {
     Slot& slot = slot_of(rank);
     slot.state = RankState::failed;
     slot.message = std::move(message);
-    slot.error = std::current_exception();
+    slot.error = std::current_exception();  // holds the object being handled, `thrown` itself
+    slot.thrown = thrown;
 }
 
 void RankScheduler::Impl::unwind(int rank) {

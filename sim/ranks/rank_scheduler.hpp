@@ -59,8 +59,11 @@ class JobCrash {
 struct RankOutcome {
     enum class Kind : std::uint8_t { finished, failed, dead, hung };
     Kind kind = Kind::finished;
-    std::string message;               // failed: the exception's what(); dead: why it died
-    std::exception_ptr error;          // failed: what the body threw, to rethrow or inspect
+    std::string message;       // failed: the exception's what(); dead: why it died
+    std::exception_ptr error;  // failed: what the body threw, to rethrow or inspect
+    // failed: the object `error` holds, when it is a std::exception, to inspect by type without
+    // the cost of a rethrow; valid while `error` is.
+    const std::exception* thrown = nullptr;
     std::optional<WaitPoint> waiting;  // hung: the collective it waits in
     std::uint64_t collectives = 0;     // collectives this rank entered, to place a death or failure in time
 };

@@ -38,6 +38,7 @@ struct RankScheduler::Impl {
         nlohmann::json inbox;  // a completed broadcast's value, delivered before the rank runs again
         std::string message;
         std::exception_ptr error;
+        const std::exception* thrown = nullptr;  // the std::exception `error` holds, if it is one
         fibers::EhGlobals eh;
         fibers::StackBounds stack;
         void* asan_fake_stack = nullptr;
@@ -88,7 +89,7 @@ struct RankScheduler::Impl {
     void arrive(int rank, CollectiveKind kind, int src, const char* label, nlohmann::json* value);
     void complete();
     void mark_dead(int rank, const char* reason);
-    void fail(int rank, std::string message);
+    void fail(int rank, std::string message, const std::exception* thrown = nullptr);
     void unwind(int rank);
     void unwind_pending();
     void unwind_all() noexcept;

@@ -14,29 +14,47 @@
 
 namespace ckpt::sim {
 
+RankFailureKind failure_kind(const std::exception& thrown) noexcept {
+    if (dynamic_cast<const TrainingArgumentsRefused*>(&thrown) != nullptr) {
+        return RankFailureKind::training_args_refused;
+    }
+    if (dynamic_cast<const HarnessError*>(&thrown) != nullptr) {
+        return RankFailureKind::harness_error;
+    }
+    if (dynamic_cast<const BestModelLoadFailed*>(&thrown) != nullptr) {
+        return RankFailureKind::best_model_load;
+    }
+    if (dynamic_cast<const RefreshKeyError*>(&thrown) != nullptr) {
+        return RankFailureKind::refresh_key_error;
+    }
+    if (dynamic_cast<const TransformersAssertionError*>(&thrown) != nullptr) {
+        return RankFailureKind::transformers_assertion;
+    }
+    if (const auto* failure = dynamic_cast<const RankZeroFailure*>(&thrown);
+        failure != nullptr && failure->operation() == std::string_view(kSidecarRestoreOperation)) {
+        return RankFailureKind::sidecar_restore;
+    }
+    return RankFailureKind::other;
+}
+
 RankFailureKind failure_kind(const std::exception_ptr& error) noexcept {
     if (!error) {
         return RankFailureKind::other;
     }
     try {
         std::rethrow_exception(error);
-    } catch (const TrainingArgumentsRefused&) {
-        return RankFailureKind::training_args_refused;
-    } catch (const HarnessError&) {
-        return RankFailureKind::harness_error;
-    } catch (const BestModelLoadFailed&) {
-        return RankFailureKind::best_model_load;
-    } catch (const RefreshKeyError&) {
-        return RankFailureKind::refresh_key_error;
-    } catch (const TransformersAssertionError&) {
-        return RankFailureKind::transformers_assertion;
-    } catch (const RankZeroFailure& failure) {
-        if (failure.operation() == std::string_view(kSidecarRestoreOperation)) {
-            return RankFailureKind::sidecar_restore;
-        }
+    } catch (const std::exception& thrown) {
+        return failure_kind(thrown);
     } catch (...) {
     }
     return RankFailureKind::other;
+}
+
+RankFailureKind failure_kind(const RankOutcome& rank) noexcept {
+    if (rank.thrown != nullptr) {
+        return failure_kind(*rank.thrown);  // the scheduler kept the object: no rethrow
+    }
+    return failure_kind(rank.error);
 }
 
 int count_dead(const RunResult& result) {
@@ -57,7 +75,7 @@ std::string first_failure(const RunResult& result) {
 RankFailureKind first_failure_kind(const RunResult& result) {
     for (const auto& rank : result.ranks) {
         if (rank.kind == RankOutcome::Kind::failed) {
-            return failure_kind(rank.error);
+            return failure_kind(rank);
         }
     }
     return RankFailureKind::other;

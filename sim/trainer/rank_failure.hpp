@@ -28,8 +28,11 @@ class BestModelLoadFailed : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// The kind of the exception a failed rank's body threw (RankOutcome::error).
+// The kind of the exception a failed rank's body threw (RankOutcome::error), by its type.
+RankFailureKind failure_kind(const std::exception& thrown) noexcept;
 RankFailureKind failure_kind(const std::exception_ptr& error) noexcept;
+// The same for a failed rank, without rethrowing when the scheduler kept the object.
+RankFailureKind failure_kind(const RankOutcome& rank) noexcept;
 
 // How an incarnation's ranks ended, as the simulation classifies the ending: the dead ranks, and
 // the first failed rank's message (the hang when none failed) and kind.

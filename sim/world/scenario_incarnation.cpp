@@ -245,14 +245,12 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
 bool ScenarioSimulation::after_run(const RunResult& result) {
     // The harness failed, not the code under test: nothing else about this run is a verdict.
     for (const auto& rank : result.ranks) {
-        if (rank.kind == RankOutcome::Kind::failed &&
-            failure_kind(rank.error) == RankFailureKind::harness_error) {
+        if (rank.kind == RankOutcome::Kind::failed && failure_kind(rank) == RankFailureKind::harness_error) {
             world_.fs.process_kill();
             end(Outcome::harness_error, rank.message);
             return true;
         }
     }
-    // Classified once: each classification rethrows the failed rank's exception.
     const RankFailureKind failed_as =
         result.all_finished() ? RankFailureKind::other : first_failure_kind(result);
     // load_best_model_at_end and the clean-up run after the training loop: a failure there

@@ -3,7 +3,8 @@
 // The differential oracle of json_scanner.hpp, shared by its tests and its libFuzzer target:
 // nlohmann::json::parse (and accept) on the same text must give the same verdict, and the
 // members the scanner locates must parse to the DOM's values, type and bytes alike; so must
-// read_top_level_fields. Empty when they agree, else what differs.
+// read_top_level_fields, and top_level_members' list (the last of a repeated name standing for
+// it). Empty when they agree, else what differs.
 
 #include <array>
 #include <map>
@@ -59,6 +60,33 @@ inline bool same_json(const nlohmann::json& a, const nlohmann::json& b) {
     return true;
 }
 
+// top_level_members against the DOM: listed exactly for an object, and its last value of each name
+// parses to the DOM's member of that name, for every name the DOM holds.
+inline std::string members_disagreement(std::string_view text, const nlohmann::json& dom,
+                                        JsonShape expected) {
+    const auto members = top_level_members(text);
+    if (members.has_value() != (expected == JsonShape::object)) {
+        return "top_level_members lists an object's members exactly when the text is one";
+    }
+    if (!members) {
+        return {};
+    }
+    std::map<std::string, std::string_view, std::less<>> last;
+    for (const auto& member : *members) {
+        last[member.name] = member.value;
+    }
+    if (last.size() != dom.size()) {
+        return "top_level_members names " + std::to_string(last.size()) + " members, the DOM " +
+               std::to_string(dom.size());
+    }
+    for (const auto& [name, value] : last) {
+        if (!dom.contains(name) || !same_json(nlohmann::json::parse(value), dom[name])) {
+            return "top_level_members' " + name + " differs from the DOM's: " + std::string(value);
+        }
+    }
+    return {};
+}
+
 inline std::string scanner_disagreement(std::string_view text) {
     using nlohmann::json;
     const auto dom = json::parse(text, nullptr, false);
@@ -95,7 +123,7 @@ inline std::string scanner_disagreement(std::string_view text) {
     if (fields.has_value() != (expected == JsonShape::object) || (fields && *fields != by_dom)) {
         return "read_top_level_fields differs from the DOM";
     }
-    return {};
+    return members_disagreement(text, dom, expected);
 }
 
 }  // namespace ckpt::sim::testing

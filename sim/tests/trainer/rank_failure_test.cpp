@@ -26,5 +26,26 @@ TEST(RankFailure, TheMessageTextAloneClassifiesNothing) {
     EXPECT_EQ(failure_kind(nullptr), RankFailureKind::other);
 }
 
+// A failed rank's outcome is classified from the object the scheduler kept, without a rethrow,
+// and as the exception itself would be.
+TEST(RankFailure, AFailedRankIsClassifiedFromTheObjectTheSchedulerKept) {
+    RankScheduler scheduler(RankSchedulerConfig{.world_size = 2});
+    const RunResult result = scheduler.run([](int rank) {
+        if (rank == 0) {
+            throw RankZeroFailure(kSidecarRestoreOperation, "restore failed");
+        }
+        throw BestModelLoadFailed("torn best model");
+    });
+    ASSERT_EQ(result.ranks.size(), 2U);
+    for (const auto& rank : result.ranks) {
+        ASSERT_EQ(rank.kind, RankOutcome::Kind::failed);
+        ASSERT_NE(rank.thrown, nullptr);
+        EXPECT_EQ(failure_kind(rank), failure_kind(rank.error));
+    }
+    EXPECT_EQ(failure_kind(result.ranks[0]), RankFailureKind::sidecar_restore);
+    EXPECT_EQ(failure_kind(result.ranks[1]), RankFailureKind::best_model_load);
+    EXPECT_EQ(first_failure_kind(result), RankFailureKind::sidecar_restore);
+}
+
 }  // namespace
 }  // namespace ckpt::sim
