@@ -252,10 +252,18 @@ int Scanner::name_index(std::string_view quoted) const {
 }  // namespace
 
 std::optional<std::vector<JsonMember>> top_level_members(std::string_view text) {
+    bool ignored = false;
+    return top_level_members(text, std::string_view::npos, ignored);
+}
+
+std::optional<std::vector<JsonMember>> top_level_members(std::string_view text, std::size_t watched,
+                                                         bool& array_element_at_watched) {
     std::vector<JsonMember> members;
-    Scanner scanner(text, {}, {});
+    Scanner scanner(text, {}, {}, watched);
     scanner.list_members(members);
-    if (scanner.run() != JsonShape::object) {
+    const JsonShape shape = scanner.run();
+    array_element_at_watched = scanner.array_element_at_watched();
+    if (shape != JsonShape::object) {
         return std::nullopt;
     }
     return members;

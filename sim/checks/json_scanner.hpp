@@ -39,5 +39,8 @@ struct JsonMember {
 // keeps the last); nothing when the text is not valid JSON or its top level is not an object.
 // For a reader that needs the members' names and kinds, not their values' trees.
 std::optional<std::vector<JsonMember>> top_level_members(std::string_view text);
+// The same, also telling whether an element of an array starts exactly at offset `watched`.
+std::optional<std::vector<JsonMember>> top_level_members(std::string_view text, std::size_t watched,
+                                                         bool& array_element_at_watched);
 
 }  // namespace ckpt::sim

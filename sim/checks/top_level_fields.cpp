@@ -3,6 +3,7 @@
 // would (same numbers, strings and duplicate-key rule) at the cost of that member alone.
 #include "sim/checks/top_level_fields.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstddef>
@@ -166,38 +167,116 @@ class KnownElementLists {
 // Runs this short are read in place.
 constexpr std::size_t kKnownRunBytes = 256;
 
-}  // namespace
+// The checkers' memory of whole documents: for the last few texts read as runs, every top-level
+// member as the scan found them. A file's runs never change below their lengths (FileBytes), so
+// the same buffers and lengths are the same bytes, and a document read again (by another checker,
+// or at a resume from it) is not scanned again. Each entry holds its runs' buffers, so a new
+// buffer at a freed one's address can never match it.
+class ScannedDocuments {
+  public:
+    struct Document {
+        FileBytes bytes;
+        std::unique_ptr<std::string> text;  // the text the members view: the run's, joined or a skeleton
+        std::optional<std::vector<JsonMember>> members;  // nothing when it is not a valid object
+        std::size_t placeholder = std::string::npos;     // where a skeleton's "{}" stands for a run
 
-namespace {
+        // Whether `value` (a member's) holds the placeholder, and so is not the member's text.
+        bool stands_in(std::string_view value) const noexcept {
+            const auto at = static_cast<std::size_t>(value.data() - text->data());
+            return placeholder != std::string::npos && at <= placeholder && placeholder < at + value.size();
+        }
+    };
 
-// read_top_level_fields of runs, each member kept as `Read`.
+    // Every top-level member of `bytes`, as scanned now or remembered; valid until the entry is
+    // reused, eight documents later.
+    const Document& members_of(const FileBytes& bytes) {
+        for (const auto& document : documents_) {
+            if (document.text && same_runs(document.bytes, bytes)) {
+                return document;
+            }
+        }
+        Document& document = documents_[next_++ % documents_.size()];
+        document.bytes = bytes;
+        document.text = std::make_unique<std::string>();
+        document.placeholder = std::string::npos;
+        document.members = scan(bytes, *document.text, document.placeholder);
+        return document;
+    }
+
+  private:
+    static bool same_runs(const FileBytes& a, const FileBytes& b) noexcept {
+        return a.run_count() == b.run_count() &&
+               std::equal(a.begin(), a.end(), b.begin(),
+                          [](const FileBytes::Run& x, const FileBytes::Run& y) {
+                              return x.buffer == y.buffer && x.length == y.length;
+                          });
+    }
+
+    // The members, scanned over a copy of one run (a buffer its owner appends to may move, so its
+    // members cannot be viewed in place), else over the runs with a list of array elements
+    // already checked standing as one element (or, if no element sits there, over them joined).
+    std::optional<std::vector<JsonMember>> scan(const FileBytes& bytes, std::string& text,
+                                                std::size_t& placeholder) {
+        bool ignored = false;
+        if (bytes.run_count() <= 1) {
+            text = bytes.str();
+            return top_level_members(text, std::string_view::npos, ignored);
+        }
+        std::size_t element = std::string::npos;
+        for (const auto& run : bytes) {
+            if (element == std::string::npos && run.length >= kKnownRunBytes && known_.holds(run)) {
+                element = text.size();
+                text.append("{}");  // delimits itself, as the run's own ends do
+            } else {
+                text.append(run.view());
+            }
+        }
+        if (element != std::string::npos) {
+            bool element_there = false;
+            auto members = top_level_members(text, element, element_there);
+            if (element_there) {
+                placeholder = element;
+                return members;
+            }
+        }
+        text = bytes.str();
+        return top_level_members(text, std::string_view::npos, ignored);
+    }
+
+    KnownElementLists known_;
+    std::array<Document, 8> documents_{};
+    std::size_t next_ = 0;
+};
+
+// read_top_level_fields of runs, each member kept as `Read` builds it from its text; the last of
+// a repeated name wins, as in a parsed object.
 template <typename Read>
 std::optional<std::map<std::string, Read, std::less<>>> read_runs(
     const FileBytes& text, std::initializer_list<std::string_view> names) {
-    bool ignored = false;
-    if (text.run_count() <= 1) {
-        return scan_fields<Read>(text.empty() ? std::string_view() : text.begin()->view(), names,
-                                 std::string_view::npos, ignored);
+    thread_local ScannedDocuments scanned;
+    const auto& document = scanned.members_of(text);
+    if (!document.members) {
+        return std::nullopt;
     }
-    thread_local KnownElementLists known;
-    std::string skeleton;
-    std::size_t element = std::string::npos;
-    for (const auto& run : text) {
-        if (element == std::string::npos && run.length >= kKnownRunBytes && known.holds(run)) {
-            element = skeleton.size();
-            skeleton.append("{}");  // delimits itself, as the run's own ends do
+    const auto& members = *document.members;
+    std::map<std::string, Read, std::less<>> fields;
+    for (const auto name : names) {
+        const auto last = std::find_if(members.rbegin(), members.rend(),
+                                       [&](const JsonMember& member) { return member.name == name; });
+        if (last == members.rend() || fields.contains(name)) {
+            continue;
+        }
+        if (document.stands_in(last->value)) {  // the member holding the shared run: read it joined
+            bool ignored = false;
+            return scan_fields<Read>(text.str(), names, std::string_view::npos, ignored);
+        }
+        if constexpr (std::is_same_v<Read, nlohmann::json>) {
+            fields.emplace(std::string(name), parse_member_value(last->value));
         } else {
-            skeleton.append(run.view());
+            fields.emplace(std::string(name), std::string(last->value));
         }
     }
-    if (element != std::string::npos) {
-        bool element_there = false;
-        auto fields = scan_fields<Read>(skeleton, names, element, element_there);
-        if (element_there) {
-            return fields;
-        }
-    }
-    return scan_fields<Read>(text.str(), names, std::string_view::npos, ignored);
+    return fields;
 }
 
 }  // namespace

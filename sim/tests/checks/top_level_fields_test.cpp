@@ -3,7 +3,9 @@
 // and trainer_state_names_step, the completeness rule built on it.
 #include "sim/checks/top_level_fields.hpp"
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -52,6 +54,43 @@ TEST(TopLevelFields, KeepsOnlyTheNamedMembers) {
     ASSERT_TRUE(fields.has_value());
     EXPECT_EQ(fields->size(), 1U);
     EXPECT_EQ(fields->at("a"), json::array({1, 2}));
+}
+
+// Runs are remembered by their buffers and lengths: a new buffer, a longer prefix of a growing one,
+// or a document read again after many others is read for what it holds now, never a stale answer.
+TEST(TopLevelFields, RunsAreReadForWhatTheyHoldNow) {
+    const auto read_a = [](const FileBytes& bytes) {
+        const auto fields = read_top_level_fields(bytes, {"a"});
+        return fields && fields->contains("a") ? fields->at("a").dump() : std::string("none");
+    };
+    const auto run = [](const std::shared_ptr<const std::string>& buffer, std::size_t length) {
+        return FileBytes{{buffer, length}};
+    };
+    auto growing = std::make_shared<std::string>(R"({"a": 1})");
+    const FileBytes first = run(growing, growing->size());
+    EXPECT_EQ(read_a(first), "1");
+    growing->append(R"({"a": 2})");  // its writer only appends: the first run reads as before
+    EXPECT_EQ(read_a(first), "1");
+    EXPECT_EQ(read_a(run(growing, growing->size())), "none");  // two documents: not JSON
+    std::vector<FileBytes> others;
+    for (int i = 0; i < 20; ++i) {
+        others.emplace_back(std::string(R"({"a": )") + std::to_string(i) + "}");
+        EXPECT_EQ(read_a(others.back()), std::to_string(i));
+    }
+    EXPECT_EQ(read_a(first), "1");
+    EXPECT_EQ(read_a(others.front()), "0");
+    // Three runs, the middle one a list of array elements, as a trainer_state.json is written.
+    auto head = std::make_shared<const std::string>(R"({"a": [)");
+    auto entries = std::make_shared<std::string>(std::string(300, ' ') + "{\"loss\": 1}");
+    auto tail = std::make_shared<const std::string>("], \"b\": 2}");
+    const FileBytes document{{head, head->size()}, {entries, entries->size()}, {tail, tail->size()}};
+    const auto whole = read_top_level_fields(document, {"a", "b"});
+    EXPECT_EQ(whole, read_top_level_fields(document.str(), {"a", "b"}));
+    ASSERT_TRUE(whole.has_value());
+    EXPECT_EQ(whole->at("a"), json::parse(R"([{"loss": 1}])"));
+    const auto texts = read_top_level_texts(document, {"b"});
+    ASSERT_TRUE(texts.has_value());
+    EXPECT_EQ(texts->at("b"), "2");
 }
 
 // Completeness as the checkers define it: an object whose global_step is that integer.
