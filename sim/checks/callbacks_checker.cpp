@@ -65,12 +65,10 @@ void CallbacksChecker::on(const IncarnationBegan& e) {
         same_callbacks(saved->second.ids, running_.ids) && !(saved->second.ids.empty() && !held.ids.empty());
     due_refusal_ = due_refusal(saved->second, running_);
     if (context_.scenario.trainer.restore_callback_states_from_checkpoint) {
-        const auto matches = restore_matches(held.ids, running_.ids);
-        const auto matched = static_cast<std::size_t>(std::count_if(
-            matches.begin(), matches.end(), [](const auto& match) { return match.has_value(); }));
-        restore_leaves_unmatched_ = matched < running_.ids.size() || matched < held.ids.size();
-        std::vector<bool> restored;
+        std::vector<bool> restored;  // the callbacks the matching gave a held state
         running_.models = restored_models(held, running_.ids, restored);
+        const auto matched = static_cast<std::size_t>(std::count(restored.begin(), restored.end(), true));
+        restore_leaves_unmatched_ = matched < running_.ids.size() || matched < held.ids.size();
         if (saved->second.kind == EarlyStoppingCallbackKind::transformers &&
             running_.kind == EarlyStoppingCallbackKind::port) {
             adopt_trainer_best(restored);

@@ -56,19 +56,6 @@ StoredCallbacks stored_stateful_callbacks(const SimFileSystem& fs, std::int64_t 
             !is_list.contains("EarlyStoppingCallback")};
 }
 
-// The setting a refusal of the seed's form leads with ("... cannot run with save_total_limit=1 and
-// metric_for_best_model ...", "... cannot resume with EarlyStoppingCallback callbacks ..."): the
-// word after that phrase, up to '=' or a space. Nothing for a message of another form.
-std::optional<std::string_view> leading_setting(std::string_view error) {
-    for (const std::string_view phrase : {"cannot run with ", "cannot resume with "}) {
-        if (const auto at = error.find(phrase); at != std::string_view::npos) {
-            const auto rest = error.substr(at + phrase.size());
-            return rest.substr(0, rest.find_first_of("= "));
-        }
-    }
-    return std::nullopt;
-}
-
 }  // namespace
 
 std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_class,
@@ -98,6 +85,16 @@ std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_
         return "EarlyStoppingCallback";
     }
     return "";
+}
+
+std::optional<std::string_view> leading_setting(std::string_view error) {
+    for (const std::string_view phrase : {"cannot run with ", "cannot resume with "}) {
+        if (const auto at = error.find(phrase); at != std::string_view::npos) {
+            const auto rest = error.substr(at + phrase.size());
+            return rest.substr(0, rest.find_first_of("= "));
+        }
+    }
+    return std::nullopt;
 }
 
 void RefusalChecker::on(const IncarnationBegan& e) {

@@ -9,6 +9,7 @@
 // there, and a later one is due because of what the resume read (the appended states).
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "sim/checks/checker_context.hpp"
@@ -21,6 +22,11 @@ namespace ckpt::sim {
 // `checkpoint_lacks_a_class`: a resume configures a stateful callback class they do not store.
 std::string_view due_refusal(const TrainerOptions& trainer, bool several_of_one_class,
                              bool checkpoint_lacks_a_class = false);
+
+// The setting a refusal of the seed's form leads with ("... cannot run with save_total_limit=1 and
+// metric_for_best_model ...", "... cannot resume with EarlyStoppingCallback callbacks ..."): the
+// word after that phrase, up to '=' or a space. Nothing for a message of another form.
+std::optional<std::string_view> leading_setting(std::string_view error);
 
 class RefusalChecker {
   public:

@@ -60,13 +60,8 @@ std::string ports_refusal(const Combination& c) {
         callback.on_train_begin(training_arguments(c), {.global_step = 0}, control);
     } catch (const TrainingArgumentsRefused& refused) {
         const std::string_view error = refused.what();
-        for (const std::string_view phrase : {"cannot run with ", "cannot resume with "}) {
-            if (const auto at = error.find(phrase); at != std::string_view::npos) {
-                const auto rest = error.substr(at + phrase.size());
-                return std::string(rest.substr(0, rest.find_first_of("= ")));
-            }
-        }
-        return "(unrecognised) " + std::string(error);
+        const auto leading = leading_setting(error);  // P14's reading of a refusal
+        return leading ? std::string(*leading) : "(unrecognised) " + std::string(error);
     }
     return "";
 }
