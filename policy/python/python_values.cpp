@@ -344,7 +344,9 @@ std::string float_repr(double value) {
     if (exponent >= -4 && exponent < 16) {
         std::string out;
         if (exponent < 0) {
-            out = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+            // Appended in place: the temporaries' concatenation made GCC's link-time optimiser
+            // warn of a copy bound it could not prove (-Wstringop-overflow, a false positive).
+            out.append("0.").append(static_cast<std::size_t>(-exponent - 1), '0').append(digits);
         } else if (static_cast<std::size_t>(exponent + 1) >= digits.size()) {
             out = digits + std::string(static_cast<std::size_t>(exponent + 1) - digits.size(), '0') + ".0";
         } else {
