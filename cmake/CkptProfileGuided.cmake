@@ -10,7 +10,9 @@
 # trace hashes either way. A source edited since the training run compiles without counts for
 # the functions it changed (-Wno-coverage-mismatch), and the sources the training run never
 # compiled (the tests') without any (-Wno-missing-profile), both optimised as without PGO
-# (-fprofile-partial-training).
+# (-fprofile-partial-training). Counts that no longer fit a function's code (a reconfigured tree:
+# counts taken at -O3 read at -O2 fail the build as "corrupted profile info") are smoothed over
+# instead (-fprofile-correction).
 set(CKPT_PGO "" CACHE STRING "Profile-guided optimisation stage: generate, use, or empty for none")
 set(CKPT_PGO_DIR "${CMAKE_BINARY_DIR}/pgo" CACHE PATH "Where the PGO stages keep the training run's counts")
 
@@ -30,7 +32,7 @@ if(CKPT_PGO STREQUAL "generate")
   add_link_options(-fprofile-generate)
 elseif(CKPT_PGO STREQUAL "use")
   add_compile_options(-fprofile-use "-fprofile-dir=${CKPT_PGO_DIR}" -fprofile-partial-training
-                      -Wno-missing-profile -Wno-coverage-mismatch)
+                      -fprofile-correction -Wno-missing-profile -Wno-coverage-mismatch)
 else()
   message(FATAL_ERROR "CKPT_PGO must be generate, use or empty, got '${CKPT_PGO}'")
 endif()
