@@ -30,8 +30,10 @@ std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level
     std::string_view text, std::initializer_list<std::string_view> names);
 // The same for a document held as runs (FileBytes): a long run already seen to be a list of
 // array elements, up to where it was last read, is checked only from there, and stands in the
-// document as one element when the scan finds an array element's place where it sits
-// Anything else is joined and scanned whole.
+// document as one element when the scan finds an array element's place where it sits (a member
+// that holds it is read from the joined text). Anything else is joined and scanned whole. The
+// last eight documents read this way are remembered by their runs' buffers and lengths, which
+// FileBytes promises are the same bytes, and not scanned again.
 std::optional<std::map<std::string, nlohmann::json, std::less<>>> read_top_level_fields(
     const FileBytes& text, std::initializer_list<std::string_view> names);
 // The same members' texts, unparsed (each a valid JSON document), for a reader that needs less
