@@ -69,32 +69,35 @@ namespace {
 using Fields = std::map<std::string, nlohmann::json, std::less<>>;
 using Texts = std::map<std::string, std::string, std::less<>>;
 
-// scan_json of `text` for `names`, each found member kept as `Read` builds it from its text (a
-// parsed value, or the text itself); `watched` as scan_json's. Nothing for a text that is not an
-// object.
+// A member's value as `Read` keeps it: parsed, or its text.
+template <typename Read>
+Read member_as(std::string_view text) {
+    if constexpr (std::is_same_v<Read, nlohmann::json>) {
+        return parse_member_value(text);
+    } else {
+        return std::string(text);
+    }
+}
+
+// scan_json of `text` for `names`, each found member kept as `Read`. Nothing for a text that is
+// not an object.
 template <typename Read>
 std::optional<std::map<std::string, Read, std::less<>>> scan_fields(
-    std::string_view text, std::initializer_list<std::string_view> names, std::size_t watched,
-    bool& element_at_watched) {
+    std::string_view text, std::initializer_list<std::string_view> names) {
     constexpr std::size_t kInline = 8;
     std::array<std::string_view, kInline> inline_values;
     std::vector<std::string_view> many_values(names.size() > kInline ? names.size() : 0);
     const std::span<std::string_view> values =
         names.size() > kInline ? std::span<std::string_view>(many_values)
                                : std::span<std::string_view>(inline_values.data(), names.size());
-    if (scan_json(text, std::span<const std::string_view>(names.begin(), names.size()), values, watched,
-                  element_at_watched) != JsonShape::object) {
+    if (scan_json(text, std::span<const std::string_view>(names.begin(), names.size()), values) !=
+        JsonShape::object) {
         return std::nullopt;
     }
     std::map<std::string, Read, std::less<>> fields;
     for (std::size_t i = 0; i < names.size(); ++i) {
-        if (values[i].empty()) {
-            continue;
-        }
-        if constexpr (std::is_same_v<Read, nlohmann::json>) {
-            fields.emplace(std::string(names.begin()[i]), parse_member_value(values[i]));
-        } else {
-            fields.emplace(std::string(names.begin()[i]), std::string(values[i]));
+        if (!values[i].empty()) {
+            fields.emplace(std::string(names.begin()[i]), member_as<Read>(values[i]));
         }
     }
     return fields;
@@ -175,14 +178,15 @@ constexpr std::size_t kKnownRunBytes = 256;
 class ScannedDocuments {
   public:
     struct Document {
+        bool scanned = false;
         FileBytes bytes;
-        std::unique_ptr<std::string> text;  // the text the members view: the run's, joined or a skeleton
+        std::string text;  // what the members view: the run's copy, the runs joined, or a skeleton
         std::optional<std::vector<JsonMember>> members;  // nothing when it is not a valid object
         std::size_t placeholder = std::string::npos;     // where a skeleton's "{}" stands for a run
 
         // Whether `value` (a member's) holds the placeholder, and so is not the member's text.
         bool stands_in(std::string_view value) const noexcept {
-            const auto at = static_cast<std::size_t>(value.data() - text->data());
+            const auto at = static_cast<std::size_t>(value.data() - text.data());
             return placeholder != std::string::npos && at <= placeholder && placeholder < at + value.size();
         }
     };
@@ -191,15 +195,16 @@ class ScannedDocuments {
     // reused, eight documents later.
     const Document& members_of(const FileBytes& bytes) {
         for (const auto& document : documents_) {
-            if (document.text && same_runs(document.bytes, bytes)) {
+            if (document.scanned && same_runs(document.bytes, bytes)) {
                 return document;
             }
         }
         Document& document = documents_[next_++ % documents_.size()];
+        document.scanned = true;
         document.bytes = bytes;
-        document.text = std::make_unique<std::string>();
+        document.text.clear();
         document.placeholder = std::string::npos;
-        document.members = scan(bytes, *document.text, document.placeholder);
+        document.members = scan(bytes, document.text, document.placeholder);
         return document;
     }
 
@@ -217,10 +222,9 @@ class ScannedDocuments {
     // already checked standing as one element (or, if no element sits there, over them joined).
     std::optional<std::vector<JsonMember>> scan(const FileBytes& bytes, std::string& text,
                                                 std::size_t& placeholder) {
-        bool ignored = false;
         if (bytes.run_count() <= 1) {
             text = bytes.str();
-            return top_level_members(text, std::string_view::npos, ignored);
+            return top_level_members(text);
         }
         std::size_t element = std::string::npos;
         for (const auto& run : bytes) {
@@ -240,7 +244,7 @@ class ScannedDocuments {
             }
         }
         text = bytes.str();
-        return top_level_members(text, std::string_view::npos, ignored);
+        return top_level_members(text);
     }
 
     KnownElementLists known_;
@@ -267,14 +271,9 @@ std::optional<std::map<std::string, Read, std::less<>>> read_runs(
             continue;
         }
         if (document.stands_in(last->value)) {  // the member holding the shared run: read it joined
-            bool ignored = false;
-            return scan_fields<Read>(text.str(), names, std::string_view::npos, ignored);
+            return scan_fields<Read>(text.str(), names);
         }
-        if constexpr (std::is_same_v<Read, nlohmann::json>) {
-            fields.emplace(std::string(name), parse_member_value(last->value));
-        } else {
-            fields.emplace(std::string(name), std::string(last->value));
-        }
+        fields.emplace(std::string(name), member_as<Read>(last->value));
     }
     return fields;
 }
@@ -283,8 +282,7 @@ std::optional<std::map<std::string, Read, std::less<>>> read_runs(
 
 std::optional<Fields> read_top_level_fields(std::string_view text,
                                             std::initializer_list<std::string_view> names) {
-    bool ignored = false;
-    return scan_fields<nlohmann::json>(text, names, std::string_view::npos, ignored);
+    return scan_fields<nlohmann::json>(text, names);
 }
 
 std::optional<Fields> read_top_level_fields(const FileBytes& text,
