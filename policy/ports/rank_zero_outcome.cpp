@@ -24,9 +24,9 @@ const char* python_type_name(const std::exception& error) {
 
 }  // namespace
 
-nlohmann::json run_on_rank_zero_and_share_outcome(Collective& collective, bool is_rank_zero,
-                                                  std::string_view operation,
-                                                  const std::function<nlohmann::json()>& action) {
+SharedJson run_on_rank_zero_and_share_outcome(Collective& collective, bool is_rank_zero,
+                                              std::string_view operation,
+                                              const std::function<nlohmann::json()>& action) {
     nlohmann::json outcome;  // null on the other ranks: they receive rank 0's
     if (is_rank_zero) {
         try {
@@ -39,7 +39,9 @@ nlohmann::json run_on_rank_zero_and_share_outcome(Collective& collective, bool i
             outcome = {{"ok", false}, {"error_type", python_type_name(error)}, {"error", error.what()}};
         }
     }
-    auto received = collective.broadcast(std::move(outcome), 0);
+    auto shared = collective.broadcast(std::move(outcome), 0);
+    static const nlohmann::json kNothingReceived;  // a collective that returned no value: invalid below
+    const nlohmann::json& received = shared != nullptr ? *shared : kNothingReceived;
     const auto ok = received.is_object() ? received.find("ok") : received.end();
     if (!received.is_object() || ok == received.end() || !ok->is_boolean()) {
         throw RuntimeError("checkpoint evaluation " + std::string(operation) +
@@ -52,7 +54,7 @@ nlohmann::json run_on_rank_zero_and_share_outcome(Collective& collective, bool i
                                                           " failed on global rank zero (" + type +
                                                           "): " + detail);
     }
-    return received;
+    return shared;
 }
 
 }  // namespace ckpt

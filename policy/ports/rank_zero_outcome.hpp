@@ -37,9 +37,10 @@ class RankZeroFailure : public RuntimeError {
 // RankZeroFailure: "checkpoint evaluation <operation> failed on global rank zero (<type>): <what>".
 //
 // `action` returns a JSON object merged into the outcome; the received outcome is returned on
-// every rank. A simulated crash is not a std::exception and is never caught here.
-nlohmann::json run_on_rank_zero_and_share_outcome(Collective& collective, bool is_rank_zero,
-                                                  std::string_view operation,
-                                                  const std::function<nlohmann::json()>& action);
+// every rank, read-only and shared by all of them. A simulated crash is not a std::exception and
+// is never caught here.
+SharedJson run_on_rank_zero_and_share_outcome(Collective& collective, bool is_rank_zero,
+                                              std::string_view operation,
+                                              const std::function<nlohmann::json()>& action);
 
 }  // namespace ckpt

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/base/json_object.hpp"
-#include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/ports/rank_zero_outcome.hpp"
 #include "policy/trigger/apply_decision.hpp"
@@ -62,7 +61,7 @@ CheckpointEvaluationDecision run_checkpoint_evaluation_round(Collective& collect
     // The decision is made on rank 0 and shared, error included, so no rank waits on a rank 0
     // that raised.
     observer.before_rank_zero_outcome(kDecisionOperation);
-    auto received =
+    const auto shared =
         run_on_rank_zero_and_share_outcome(collective, is_rank_zero, kDecisionOperation, [&]() -> json {
             if (mutants::is_active(mutants::Mutant::prior_streak_short_by_one) &&
                 policy.state().lower_score_streak > 0) {
@@ -76,13 +75,13 @@ CheckpointEvaluationDecision run_checkpoint_evaluation_round(Collective& collect
                 .add("policy_state", policy.state_dict())
                 .build();
         });
+    const auto& received = *shared;
     const auto decision = CheckpointEvaluationDecision::from_dict(received.at("decision"));
     if (!is_rank_zero) {
         policy.load_state_dict(received.at("policy_state"));
     } else {
         observer.on_decision(prior, decision, policy.state());
     }
-    tear_down(received);  // read; dropped bottom-up (json_teardown.hpp)
     observer.on_rank_state(policy.state());
     observer.before_apply(control);
     apply_checkpoint_evaluation_decision(control, decision);

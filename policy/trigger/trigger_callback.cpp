@@ -7,7 +7,6 @@
 
 #include "policy/base/errors.hpp"
 #include "policy/base/json_object.hpp"
-#include "policy/base/json_teardown.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/formats/sidecar_format.hpp"
 #include "policy/output_dir/atomic_write.hpp"
@@ -164,7 +163,7 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
 
     // Load inside the same broadcast envelope as its result: a rank 0 that rejected a corrupt
     // sidecar before a separate broadcast would leave every worker waiting.
-    auto received = run_on_rank_zero_and_share_outcome(
+    const auto shared = run_on_rank_zero_and_share_outcome(
         *collective_, is_rank_zero(), "sidecar policy restore", [this, &state]() -> json {
             remove_leftover_temp_files();
             restore_own_state_from_checkpoint(state.global_step);
@@ -177,6 +176,7 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
                      last_evaluated_step_ ? json(*last_evaluated_step_) : json(nullptr))
                 .build();
         });
+    const auto& received = *shared;
     const auto policy_state = received.find("policy_state");
     if (policy_state == received.end() || !policy_state->is_object()) {
         throw RuntimeError("checkpoint evaluation sidecar policy restore received no valid policy state");
@@ -196,7 +196,6 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
     // Every rank skips the same replayed save events, or the ranks would disagree on whether
     // an evaluation round (and its collectives) happens.
     adopt_replay_horizon(received);
-    tear_down(received);  // read; dropped bottom-up (json_teardown.hpp)
 
     policy_stop_requested_ = policy_.state().stop_requested;
     if (policy_stop_requested_ && !mutants::is_active(Mutant::stop_not_restored)) {

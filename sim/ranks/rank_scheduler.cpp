@@ -168,8 +168,8 @@ void RankScheduler::Impl::suspend(int rank) {
     }
 }
 
-void RankScheduler::Impl::arrive(int rank, CollectiveKind kind, int src, const char* label,
-                                 nlohmann::json* value) {
+SharedJson RankScheduler::Impl::arrive(int rank, CollectiveKind kind, int src, const char* label,
+                                       nlohmann::json* value) {
     if (rank != owner.current_) {
         throw std::logic_error("the collective of rank " + std::to_string(rank) + " was used on rank " +
                                std::to_string(owner.current_));
@@ -201,24 +201,20 @@ void RankScheduler::Impl::arrive(int rank, CollectiveKind kind, int src, const c
     }
     // Even the last arrival yields, so the chooser decides which rank leaves the collective first.
     suspend(rank);
-    if (kind == CollectiveKind::broadcast) {
-        *value = std::move(slot.inbox);
-    }
+    return std::move(slot.inbox);
 }
 
 void RankScheduler::Impl::complete() {
     rv.open = false;
     ++owner.stats_.collectives;
+    // One tree for the whole world, read by every rank: no rank's copy to make or to free.
+    const SharedJson shared =
+        rv.kind == CollectiveKind::broadcast ? share_json(std::move(rv.value)) : nullptr;
     for (int r = 0; r < config.world_size; ++r) {
         Slot& slot = slot_of(r);
         CKPT_ASSERT(slot.state == RankState::blocked);  // a collective completes only with every rank in it
         slot.state = RankState::ready;
-        if (rv.kind == CollectiveKind::broadcast && r != rv.src) {
-            slot.inbox = rv.value;
-        }
-    }
-    if (rv.kind == CollectiveKind::broadcast) {
-        slot_of(rv.src).inbox = std::move(rv.value);
+        slot.inbox = shared;
     }
     runnable = all;
 }
@@ -342,9 +338,8 @@ void RankScheduler::barrier(int rank, const char* label) {
     impl_->arrive(rank, CollectiveKind::barrier, -1, label, nullptr);
 }
 
-nlohmann::json RankScheduler::broadcast(int rank, nlohmann::json value, int src, const char* label) {
-    impl_->arrive(rank, CollectiveKind::broadcast, src, label, &value);
-    return value;
+SharedJson RankScheduler::broadcast(int rank, nlohmann::json value, int src, const char* label) {
+    return impl_->arrive(rank, CollectiveKind::broadcast, src, label, &value);
 }
 
 }  // namespace ckpt::sim

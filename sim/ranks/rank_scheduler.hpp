@@ -1,7 +1,7 @@
 // The rank scheduler's interface: run a job's ranks as fibers, one at a time, switching only in
 // collectives, with kills, hang reports and a watchdog. Same chooser decisions, same run. The
-// fiber machinery stays behind it (rank_scheduler_impl.hpp); depends on nlohmann::json and the
-// rank limit only.
+// fiber machinery stays behind it (rank_scheduler_impl.hpp); depends on nlohmann::json, the rank
+// limit and the Collective port's shared broadcast value.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/ports/collective.hpp"
 #include "sim/ranks/rank_limit.hpp"
 
 namespace ckpt::sim {
@@ -156,7 +157,7 @@ class RankScheduler {
     struct Impl;
 
     void barrier(int rank, const char* label);
-    nlohmann::json broadcast(int rank, nlohmann::json value, int src, const char* label);
+    SharedJson broadcast(int rank, nlohmann::json value, int src, const char* label);
     // A world of one never blocks, and the 1-rank training loop runs millions of collectives a second, so its
     // collectives only count and never reach the fiber machinery.
     void note_local_collective() noexcept { ++stats_.collectives; }

@@ -35,7 +35,7 @@ struct RankScheduler::Impl {
         bool unwind_requested = false;
         std::uint64_t sequence = 0;
         WaitPoint wait;
-        nlohmann::json inbox;  // a completed broadcast's value, delivered before the rank runs again
+        SharedJson inbox;  // a completed broadcast's value, delivered before the rank runs again
         std::string message;
         std::exception_ptr error;
         const std::exception* thrown = nullptr;  // the std::exception `error` holds, if it is one
@@ -86,7 +86,9 @@ struct RankScheduler::Impl {
     void dispatch(int rank);
     boost::context::fiber rank_main(int rank, const Body& body, boost::context::fiber&& from_main);
     void suspend(int rank);
-    void arrive(int rank, CollectiveKind kind, int src, const char* label, nlohmann::json* value);
+    // Blocks `rank` in the collective; a broadcast's root passes its `value`, and every rank of a
+    // broadcast gets back the one shared value (a barrier gets null).
+    SharedJson arrive(int rank, CollectiveKind kind, int src, const char* label, nlohmann::json* value);
     void complete();
     void mark_dead(int rank, const char* reason);
     void fail(int rank, std::string message, const std::exception* thrown = nullptr);

@@ -24,7 +24,7 @@ void SimCollective::barrier() {
     scheduler_->barrier(rank_, label_);
 }
 
-nlohmann::json SimCollective::broadcast(nlohmann::json value, int src) {
+SharedJson SimCollective::broadcast(nlohmann::json value, int src) {
     // torch rejects a root outside the group before any communication, so this is an error on the calling
     // rank, not a hang.
     if (src < 0 || src >= world_size_) {
@@ -33,7 +33,7 @@ nlohmann::json SimCollective::broadcast(nlohmann::json value, int src) {
     }
     if (world_size_ == 1) {
         scheduler_->note_local_collective();
-        return value;
+        return share_json(std::move(value));
     }
     return scheduler_->broadcast(rank_, std::move(value), src, label_);
 }

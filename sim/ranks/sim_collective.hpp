@@ -20,7 +20,7 @@ class SimCollective final : public ckpt::Collective {
     int rank() const override { return rank_; }
     int world_size() const override { return world_size_; }
     void barrier() override;
-    nlohmann::json broadcast(nlohmann::json value, int src) override;
+    SharedJson broadcast(nlohmann::json value, int src) override;
 
     // Names the trainer hook this rank's next collectives belong to, so a hang report says "on_save" and not
     // just "broadcast #12". Kept as a pointer so setting it on every hook costs nothing; it must outlive the

@@ -15,8 +15,8 @@ TEST(RankZeroOutcome, ASuccessReturnsTheActionsObject) {
     const auto received = run_on_rank_zero_and_share_outcome(collective, true, "probe", [] {
         return nlohmann::json{{"answer", 42}};
     });
-    EXPECT_EQ(received.at("answer"), 42);
-    EXPECT_EQ(received.at("ok"), true);
+    EXPECT_EQ(received->at("answer"), 42);
+    EXPECT_EQ(received->at("ok"), true);
 }
 
 TEST(RankZeroOutcome, AFailureIsARankZeroFailureNamingItsOperation) {

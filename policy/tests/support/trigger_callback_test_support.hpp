@@ -158,9 +158,9 @@ class RecordingCollective final : public Collective {
     int rank() const override { return 0; }
     int world_size() const override { return 1; }
     void barrier() override { calls.emplace_back("barrier"); }
-    nlohmann::json broadcast(nlohmann::json value, int src) override {
+    SharedJson broadcast(nlohmann::json value, int src) override {
         calls.push_back("broadcast from " + std::to_string(src));
-        return value;
+        return share_json(std::move(value));
     }
 };
 
@@ -175,17 +175,17 @@ class ScriptedRankOneCollective final : public Collective {
     int rank() const override { return 1; }
     int world_size() const override { return 2; }
     void barrier() override { barriers += 1; }
-    nlohmann::json broadcast(nlohmann::json value, int src) override {
+    SharedJson broadcast(nlohmann::json value, int src) override {
         broadcasts += 1;
         EXPECT_EQ(src, 0);
         EXPECT_TRUE(value.is_null()) << "rank 1 sent " << value.dump();
         if (rank_zero_outcomes.empty()) {
             ADD_FAILURE() << "no scripted rank-zero outcome left";
-            return nullptr;
+            return share_json(nullptr);
         }
         auto next = std::move(rank_zero_outcomes.front());
         rank_zero_outcomes.pop_front();
-        return next;
+        return share_json(std::move(next));
     }
 };
 

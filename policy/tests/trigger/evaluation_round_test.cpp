@@ -48,9 +48,9 @@ class RankZeroOfTwoCollective final : public Collective {
     int rank() const override { return 0; }
     int world_size() const override { return 2; }
     void barrier() override {}
-    nlohmann::json broadcast(nlohmann::json value, int /*src*/) override {
+    SharedJson broadcast(nlohmann::json value, int /*src*/) override {
         sent.push_back(value);
-        return value;
+        return share_json(std::move(value));
     }
 };
 

@@ -47,8 +47,9 @@ TEST(RankScheduler, EveryWorldSizeAgreesOnBarriersAndBroadcasts) {
             for (int round = 0; round < 10; ++round) {
                 comm.barrier();
                 const int src = round % world;
-                const nlohmann::json got =
+                const SharedJson shared =
                     comm.broadcast(nlohmann::json{{"from", rank}, {"round", round}}, src);
+                const nlohmann::json& got = *shared;
                 EXPECT_EQ(got.at("round").get<int>(), round);
                 received[static_cast<std::size_t>(rank)].push_back(got.at("from").get<int>());
             }
@@ -65,13 +66,32 @@ TEST(RankScheduler, EveryWorldSizeAgreesOnBarriersAndBroadcasts) {
     }
 }
 
+// A broadcast delivers one tree, read-only, to every rank: the root's value itself, neither copied
+// per rank nor freed while a rank still holds it.
+TEST(RankScheduler, EveryRankOfABroadcastReadsTheRootsOneTree) {
+    RankScheduler scheduler({.world_size = 3}, seeded_chooser(11));
+    std::vector<SharedJson> received(3);
+    const RunResult result = scheduler.run([&](int rank) {
+        SimCollective comm(scheduler, rank);
+        received[static_cast<std::size_t>(rank)] = comm.broadcast(
+            rank == 1 ? nlohmann::json{{"from", 1}, {"items", {1, 2, 3}}} : nlohmann::json(), 1);
+    });
+    ASSERT_TRUE(result.all_finished()) << result.describe();
+    for (const auto& value : received) {
+        ASSERT_NE(value, nullptr);
+        EXPECT_EQ(value.get(), received[0].get());
+        EXPECT_EQ(*value, (nlohmann::json{{"from", 1}, {"items", {1, 2, 3}}}));
+    }
+    EXPECT_EQ(received[0].use_count(), 3);
+}
+
 TEST(RankScheduler, WorldOfOneNeverSwitchesInsideCollectives) {
     RankScheduler scheduler({.world_size = 1});
     scheduler.run([&](int rank) {
         SimCollective comm(scheduler, rank);
         for (int i = 0; i < 1000; ++i) {
             comm.barrier();
-            EXPECT_EQ(comm.broadcast(i, 0), i);
+            EXPECT_EQ(*comm.broadcast(i, 0), i);
         }
     });
     EXPECT_EQ(scheduler.stats().collectives, 2000u);
