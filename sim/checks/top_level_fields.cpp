@@ -252,13 +252,19 @@ class ScannedDocuments {
     std::size_t next_ = 0;
 };
 
+// This thread's memory of scanned documents, one for every reader: a document one checker read
+// as parsed members is not scanned again for another that reads its members' texts.
+ScannedDocuments& scanned_documents() {
+    thread_local ScannedDocuments scanned;
+    return scanned;
+}
+
 // read_top_level_fields of runs, each member kept as `Read` builds it from its text; the last of
 // a repeated name wins, as in a parsed object.
 template <typename Read>
 std::optional<std::map<std::string, Read, std::less<>>> read_runs(
     const FileBytes& text, std::initializer_list<std::string_view> names) {
-    thread_local ScannedDocuments scanned;
-    const auto& document = scanned.members_of(text);
+    const auto& document = scanned_documents().members_of(text);
     if (!document.members) {
         return std::nullopt;
     }
