@@ -18,13 +18,20 @@ namespace ckpt {
 // rank pays for a copy (a round's payload reached every other rank as a deep copy before).
 using SharedJson = std::shared_ptr<const nlohmann::json>;
 
-// `value` as a SharedJson whose tree is freed bottom-up (json_teardown.hpp) by its last reader.
+// `value` as a SharedJson whose tree is freed bottom-up (json_teardown.hpp) by its last reader. The
+// tree and its count are one allocation: a holder that tears the tree down as it goes, seen
+// through shared_ptr's aliasing constructor as the tree alone.
 inline SharedJson share_json(nlohmann::json value) {
-    return SharedJson(new nlohmann::json(std::move(value)), [](const nlohmann::json* shared) {
-        auto* tree = const_cast<nlohmann::json*>(shared);  // the last owner: nothing reads it any more
-        tear_down(*tree);
-        delete tree;
-    });
+    struct Holder {
+        explicit Holder(nlohmann::json shared) : tree(std::move(shared)) {}
+        Holder(const Holder&) = delete;
+        Holder& operator=(const Holder&) = delete;
+        ~Holder() { tear_down(tree); }
+        nlohmann::json tree;
+    };
+    auto holder = std::make_shared<Holder>(std::move(value));
+    const nlohmann::json* tree = &holder->tree;
+    return SharedJson(std::move(holder), tree);
 }
 
 // The distributed port: what the callback needs of torch.distributed. Only rank 0 touches the
