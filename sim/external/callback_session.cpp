@@ -188,8 +188,8 @@ json CallbackSession::answer_collective(const json& request, SimCollective& coll
             process_.fail("asked for a broadcast from rank " + std::to_string(src) + " in a world of " +
                           std::to_string(collective.world_size()));
         }
-        value =
-            *collective.broadcast(request.value("value", json()), src);  // the process's own copy, as sent
+        // The process gets its own copy of the shared tree, as it would over the channel.
+        value = *collective.broadcast(request.value("value", json()), src);
     } else {
         process_.fail("asked for an unknown collective \"" + op + "\"");
     }
