@@ -4,6 +4,7 @@
 // that needs a rare combination of features is most likely to show.
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -30,6 +31,32 @@ TEST(Swarm, TheFirstSeedsHoldEveryProperty) {
         }
         message << "\n  reproduce: ckptsim run --seed " << found.seed;
         ADD_FAILURE() << message.str();
+    }
+}
+
+// A scenario that throws is a fault of the simulator, not a verdict: explore stops every worker
+// and hands the exception to its caller (the CLI exits 2 naming it) instead of aborting.
+TEST(Swarm, AScenarioThatThrowsStopsTheSwarmWithItsError) {
+    for (const unsigned jobs : {1U, 2U, 3U}) {
+        sim::ExploreOptions options;
+        options.seeds = 40;
+        options.jobs = jobs;
+        options.adjust = [](sim::Scenario& scenario) {
+            if (scenario.seed == 7) {
+                throw std::runtime_error("the simulator failed on seed 7");
+            }
+        };
+        EXPECT_THROW(
+            {
+                try {
+                    (void)sim::explore(options);
+                } catch (const std::runtime_error& error) {
+                    EXPECT_STREQ(error.what(), "the simulator failed on seed 7");
+                    throw;
+                }
+            },
+            std::runtime_error)
+            << jobs << " jobs";
     }
 }
 

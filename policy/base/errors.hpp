@@ -1,5 +1,6 @@
-// The policy's two failure types, the seed's ValueError (bad input) and RuntimeError (a call not
-// allowed now). The trainer, the CLI and the rank-zero envelope treat them differently, so they
+// The policy's failure types: the seed's ValueError (bad input) and RuntimeError (a call not
+// allowed now), and Python's TypeError where the port does what a Python call with the wrong
+// arguments does. The trainer, the CLI and the rank-zero envelope treat them differently, so they
 // stay distinct; I/O failures are FileSystemError instead. Depends on nothing.
 #pragma once
 
@@ -22,6 +23,14 @@ class ValueError : public std::invalid_argument {
 class RuntimeError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
+};
+
+// A call with arguments its function does not take: the port's restore rebuilds a callback as
+// Transformers' type(callback)(**args) does, and Python raises TypeError for a keyword that is
+// not a parameter (a saved state from another class, or text a fault garbled).
+class TypeError : public std::invalid_argument {
+  public:
+    using std::invalid_argument::invalid_argument;
 };
 
 }  // namespace ckpt

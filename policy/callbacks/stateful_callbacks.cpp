@@ -318,6 +318,21 @@ std::unique_ptr<ExportableState> CallbackFactoryRegistry::create(const std::stri
 
 namespace {
 
+// type(callback)(**args): Python raises TypeError for a saved argument that is not one of the
+// constructor's parameters, which are exactly the args the live callback's state() exports.
+void refuse_unexpected_arguments(const std::string& class_name, const nlohmann::json& parameters,
+                                 const nlohmann::json& saved_state) {
+    const auto saved_args = saved_state.find("args");
+    if (!parameters.is_object() || saved_args == saved_state.end() || !saved_args->is_object()) {
+        return;
+    }
+    for (const auto& [name, value] : saved_args->items()) {  // Python names the first one in the dict
+        if (!parameters.contains(name)) {
+            throw TypeError(class_name + ".__init__() got an unexpected keyword argument '" + name + "'");
+        }
+    }
+}
+
 // Transformers rebuilds a restored callback from its saved args, so an argument the user changed
 // before resuming would be silently dropped. A configured argument left unset (null) inherits.
 void refuse_changed_arguments(const std::string& class_name, const nlohmann::json& configured,
@@ -361,11 +376,11 @@ RestoredCallbacks restore_stateful_callbacks(const nlohmann::json& saved,
     std::vector<std::unique_ptr<ExportableState>> rebuilt(configured.size());
     for (std::size_t index = 0; index < configured.size(); ++index) {
         if (plan.states[index]) {
+            const auto parameters = configured[index]->state().value("args", nlohmann::json());
+            refuse_unexpected_arguments(described[index].class_name, parameters, *plan.states[index]);
             if (configured[index]->args_are_configuration() &&
                 !mutants::is_active(mutants::Mutant::changed_args_silently_restored)) {
-                refuse_changed_arguments(described[index].class_name,
-                                         configured[index]->state().value("args", nlohmann::json()),
-                                         *plan.states[index]);
+                refuse_changed_arguments(described[index].class_name, parameters, *plan.states[index]);
             }
             rebuilt[index] = registry.create(described[index].class_name, *plan.states[index]);
         }

@@ -1,6 +1,7 @@
 // Saving and restoring TrainerState.stateful_callbacks in Transformers' shape, with state_key
 // identity for duplicates. Export always rebuilds from live callbacks; a restore rebuilds every
-// callback before replacing any, so a failure leaves no half-restore. Errors are ValueErrors.
+// callback before replacing any, so a failure leaves no half-restore. Errors are ValueErrors, and
+// TypeErrors where Python's call of a constructor would raise one.
 // Used by the simulated trainer and the migration tests; depends on callbacks/ and base/.
 #pragma once
 
@@ -112,7 +113,9 @@ struct RestoredCallbacks {
 // replaced by one rebuilt from it; the others are kept as configured. Order is preserved.
 // Unlike Transformers, which silently rebuilds from the saved args (so an argument changed before
 // the resume is ignored), a configured argument that differs from its saved value is a ValueError
-// naming it, both values and the fix; TrainerControl, whose args are its flags, is exempt.
+// naming it, both values and the fix; TrainerControl, whose args are its flags, is exempt. As in
+// Transformers, a saved argument the class does not take (one its state() does not export) is a
+// TypeError naming it: a state another class saved, or text a fault garbled (finding 26).
 // All rebuilding happens before anything is replaced, so a failure leaves no half-restore.
 RestoredCallbacks restore_stateful_callbacks(const nlohmann::json& saved,
                                              std::vector<std::unique_ptr<ExportableState>> configured,

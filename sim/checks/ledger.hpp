@@ -65,14 +65,27 @@ struct CheckpointRecord {
     int writer_rank = 0;   // the rank that wrote trainer_state_bytes
     // Under save_on_each_node, another node's write of the same checkpoint in the same
     // incarnation, when its bytes differ (is_world_process_zero at least): a power loss may keep
-    // either whole write, so a view holding either holds this record.
+    // either whole write, or blocks of each, so a view holding either or a mix holds this record.
     FileBytes other_node_bytes;
 
-    // Whether `view` holds one of this record's writes at `path`, the trainer_state.json it names.
-    bool held_in(const SimFileSystem& fs, FsView view, std::string_view path) const {
+    // Whether `view` holds exactly one of this record's writes at `path`, the trainer_state.json
+    // it names.
+    bool holds_whole_write_in(const SimFileSystem& fs, FsView view, std::string_view path) const {
         return fs.content_equals(view, path, trainer_state_bytes) ||
                (!other_node_bytes.empty() && fs.content_equals(view, path, other_node_bytes));
     }
+    // Whether `view` holds this record at `path`: one whole write, or, when two nodes wrote it,
+    // their writes interleaved as a power loss leaves them (finding 26): as long as one of them,
+    // every byte the one or the other wrote at its offset, and still a complete trainer_state.json
+    // (it parses and names this step). Such a file is this checkpoint and no other, but its text
+    // may read as neither write does: a restore from it is judged by what it restores.
+    bool held_in(const SimFileSystem& fs, FsView view, std::string_view path) const {
+        return holds_whole_write_in(fs, view, path) ||
+               (!other_node_bytes.empty() && holds_node_writes_interleaved_in(fs, view, path));
+    }
+
+  private:
+    bool holds_node_writes_interleaved_in(const SimFileSystem& fs, FsView view, std::string_view path) const;
 };
 
 struct SidecarRecord {

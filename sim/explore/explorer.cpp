@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sim/base/assert.hpp"
+#include "sim/base/first_failure.hpp"
 #include "sim/base/rng.hpp"
 #include "sim/explore/in_order_hash.hpp"
 #include "sim/scenario/swarm.hpp"
@@ -90,8 +91,12 @@ ExploreSummary explore(const ExploreOptions& options) {
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
         return elapsed.count();
     };
+    // A scenario that throws (a fault of the simulator itself, never a verdict) stops every
+    // worker; the first such exception is rethrown once all have joined.
+    FirstFailure failure;
     const auto should_stop = [&]() {
-        return (options.time_budget_seconds && elapsed_seconds() >= *options.time_budget_seconds) ||
+        return failure.happened() ||
+               (options.time_budget_seconds && elapsed_seconds() >= *options.time_budget_seconds) ||
                (options.interrupted != nullptr && options.interrupted->load()) ||
                (options.stop_at_first_violation && first_violation.load() != UINT64_MAX);
     };
@@ -147,7 +152,7 @@ ExploreSummary explore(const ExploreOptions& options) {
     const unsigned jobs = std::max(1U, options.jobs);
     std::atomic<unsigned> finished_workers{0};
     const auto counted_worker = [&]() {
-        worker();
+        failure.guard(worker);
         finished_workers.fetch_add(1);
     };
     std::vector<std::thread> threads;
@@ -162,11 +167,12 @@ ExploreSummary explore(const ExploreOptions& options) {
         }
         options.progress({done.load(), violating.load(), elapsed_seconds()});
     } else {
-        worker();
+        failure.guard(worker);
     }
     for (auto& t : threads) {
         t.join();
     }
+    failure.rethrow_if_any();
 
     std::sort(summary.violations.begin(), summary.violations.end(),
               [](const auto& a, const auto& b) { return a.seed < b.seed; });

@@ -6,14 +6,17 @@
 #include <atomic>
 #include <thread>
 
+#include "sim/base/first_failure.hpp"
+
 namespace ckpt::sim {
 
 std::vector<std::optional<ShrinkResult>> shrink_kills(const std::vector<MutantVerdict>& verdicts,
                                                       unsigned jobs, int max_runs) {
     std::vector<std::optional<ShrinkResult>> shrunk(verdicts.size());
     std::atomic<std::size_t> next{0};
+    FirstFailure failure;
     const auto work = [&] {
-        for (auto i = next++; i < verdicts.size(); i = next++) {
+        for (auto i = next++; i < verdicts.size() && !failure.happened(); i = next++) {
             const auto& verdict = verdicts[i];
             if (verdict.killed && verdict.scenario && verdict.property) {
                 shrunk[i] =
@@ -24,12 +27,13 @@ std::vector<std::optional<ShrinkResult>> shrink_kills(const std::vector<MutantVe
     };
     std::vector<std::thread> workers;
     for (unsigned j = 1; j < std::max(1U, jobs); ++j) {
-        workers.emplace_back(work);
+        workers.emplace_back([&] { failure.guard(work); });
     }
-    work();
+    failure.guard(work);
     for (auto& worker : workers) {
         worker.join();
     }
+    failure.rethrow_if_any();
     return shrunk;
 }
 

@@ -30,6 +30,9 @@ RankFailureKind failure_kind(const std::exception& thrown) noexcept {
     if (dynamic_cast<const TransformersAssertionError*>(&thrown) != nullptr) {
         return RankFailureKind::transformers_assertion;
     }
+    if (dynamic_cast<const CallbackStateRestoreFailed*>(&thrown) != nullptr) {
+        return RankFailureKind::callback_state_restore;
+    }
     if (const auto* failure = dynamic_cast<const RankZeroFailure*>(&thrown);
         failure != nullptr && failure->operation() == std::string_view(kSidecarRestoreOperation)) {
         return RankFailureKind::sidecar_restore;

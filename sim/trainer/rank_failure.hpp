@@ -19,11 +19,20 @@ enum class RankFailureKind : std::uint8_t {
     harness_error,           // an external callback's process failed the harness (sim/base/harness_error.hpp)
     refresh_key_error,       // Transformers' refresh met a stateful callback class added after the resume
     transformers_assertion,  // Transformers' own code asserted on the arguments (its EarlyStoppingCallback)
+    callback_state_restore,  // _load_callback_state raised rebuilding a callback from the checkpoint
 };
 
 // Transformers' own failure at the end of training: a torn best model, or a best directory a
 // crash removed (the clean-up's os.path.samefile raises).
 class BestModelLoadFailed : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// _load_callback_state raised while rebuilding a callback from the resumed checkpoint's
+// stateful_callbacks (a TypeError for an argument the class does not take, a refused or invalid
+// value): the rebuild's own message, kept whole.
+class CallbackStateRestoreFailed : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
 };

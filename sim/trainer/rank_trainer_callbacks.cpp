@@ -4,6 +4,8 @@
 // list when the scenario says so. Split from rank_trainer.cpp, whose loop uses these members.
 #include <algorithm>
 
+#include "sim/base/harness_error.hpp"
+#include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
 
 namespace ckpt::sim {
@@ -125,10 +127,18 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
         configured.push_back(std::move(callback));
     }
     configured.push_back(std::make_unique<TrainerControl>(control_));
-    auto restored = job_.callback_states.restore(stored_callbacks(), std::move(configured),
-                                                 [this](const std::string& class_name, const json& saved) {
-                                                     return rebuild_callback(class_name, saved);
-                                                 });
+    RestoredCallbackList restored;
+    try {
+        restored = job_.callback_states.restore(stored_callbacks(), std::move(configured),
+                                                [this](const std::string& class_name, const json& saved) {
+                                                    return rebuild_callback(class_name, saved);
+                                                });
+    } catch (const HarnessError&) {
+        throw;
+    } catch (const std::exception& error) {
+        // Every rank reads the same file and fails the same way, before any collective.
+        throw CallbackStateRestoreFailed(error.what());
+    }
 
     control_ = dynamic_cast<const TrainerControl&>(*restored.callbacks.back());
     restored.callbacks.pop_back();

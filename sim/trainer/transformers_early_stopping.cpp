@@ -12,6 +12,12 @@ using nlohmann::json;
 
 TransformersEarlyStopping TransformersEarlyStopping::rebuilt(const json& saved) {
     const auto& args = saved.at("args");
+    for (const auto& [name, value] : args.items()) {  // __init__'s two keyword parameters
+        if (name != "early_stopping_patience" && name != "early_stopping_threshold") {
+            throw std::invalid_argument(
+                "EarlyStoppingCallback.__init__() got an unexpected keyword argument '" + name + "'");
+        }
+    }
     TransformersEarlyStopping callback(args.value("early_stopping_patience", 1),
                                        args.value("early_stopping_threshold", 0.0));
     const auto& attributes = saved.at("attributes");

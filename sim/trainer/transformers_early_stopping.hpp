@@ -40,7 +40,9 @@ class TransformersEarlyStopping final : public ExportableState {
     // Transformers' defaults: patience 1, threshold 0.0. Like Transformers, it checks nothing.
     explicit TransformersEarlyStopping(int early_stopping_patience = 1, double early_stopping_threshold = 0.0)
         : patience_(early_stopping_patience), threshold_(early_stopping_threshold) {}
-    // type(cb)(**saved["args"]), then every saved attribute set as it is.
+    // type(cb)(**saved["args"]), then every saved attribute set as it is. A saved argument that
+    // is not one of __init__'s two parameters fails as Python's TypeError does
+    // (std::invalid_argument naming it).
     static TransformersEarlyStopping rebuilt(const nlohmann::json& saved);
 
     std::string class_name() const override { return kClassName; }

@@ -18,7 +18,7 @@ namespace ckpt::sim {
 enum class Remedy : std::uint8_t {
     kill_hung_job,                 // no watchdog: the operator sees the job hang and kills every rank
     delete_incomplete_checkpoint,  // get_last_checkpoint picked one without trainer_state.json (#35782)
-    delete_unloadable_checkpoint,  // the resume's weights do not load: that checkpoint goes
+    delete_unloadable_checkpoint,  // the resume's weights or a damaged callback state do not load: it goes
     launch_without_resume,         // resume_from_checkpoint=True found no checkpoint: launch without it
     delete_damaged_sidecar,        // the callback cannot parse its sidecar: the operator deletes it
     resume_with_saved_settings,    // the callback refused a changed configuration: undo the change

@@ -114,6 +114,17 @@ bool ScenarioSimulation::weights_whole(std::int64_t step) const {
     });
 }
 
+bool ScenarioSimulation::trainer_state_damaged(std::int64_t step) const {
+    const auto& ledger = world_.ledger;
+    const auto record = ledger.checkpoints.find(step);
+    const auto damaged = ledger.checkpoint_damaged.find(step);
+    const auto path =
+        join_path(transformers::checkpoint_path(kOutputDir, step), transformers::kTrainerStateFile);
+    return record == ledger.checkpoints.end() ||
+           (damaged != ledger.checkpoint_damaged.end() && damaged->second) ||
+           !record->second.holds_whole_write_in(world_.fs, FsView::visible, path);
+}
+
 std::optional<std::int64_t> ScenarioSimulation::newest_loadable_checkpoint() const {
     std::optional<std::int64_t> newest;
     for (const auto name : world_.fs.entry_names_in(FsView::visible, kOutputDir)) {
@@ -174,6 +185,7 @@ bool ScenarioSimulation::run_incarnation(int incarnation) {
     // The original's change: an operator who undid part of it still resumes under an edited
     // configuration.
     resumed_with_change_ = resume_step.has_value() && original_.callbacks.resume_change.any();
+    resumed_from_ = resume_step;
     Rng chooser_rng = Rng(scenario.seed).derive("scheduler").derive(static_cast<std::uint64_t>(incarnation));
     RankScheduler scheduler({scenario.job.ranks, scenario.job.watchdog},
                             [&chooser_rng](std::span<const int> runnable) {
@@ -333,6 +345,14 @@ bool ScenarioSimulation::after_run(const RunResult& result) {
             end(Outcome::failed_explained, error);
             return true;
         }
+    }
+    if (failed_as == RankFailureKind::callback_state_restore && resumed_from_ &&
+        trainer_state_damaged(*resumed_from_)) {
+        // _load_callback_state cannot rebuild a callback from text the trainer never wrote (finding
+        // 26: two nodes' writes interleaved into a garbled argument). Every relaunch would fail
+        // the same way: its user deletes that checkpoint, as for weights that do not load.
+        return end_unless_remedied(Outcome::resume_failed, error, Remedy::delete_unloadable_checkpoint,
+                                   transformers::checkpoint_path(kOutputDir, *resumed_from_));
     }
     if (world_.faults.io_error_fired()) {
         world_.fs.process_kill();  // the job exits on the error; a scheduler restarts it

@@ -65,6 +65,10 @@ class ScenarioSimulation final : public EventSink {
     // Ground truth for both: every weights file the trainer writes at `step` is whole on the
     // visible disk (a lost or torn shard fails Transformers' load).
     bool weights_whole(std::int64_t step) const;
+    // Ground truth: checkpoint-`step`'s trainer_state.json on the visible disk is not exactly a
+    // write the trainer made (a power loss tore or interleaved it, or a fault damaged it), so its
+    // text may fail a restore that the written text would pass.
+    bool trainer_state_damaged(std::int64_t step) const;
     // The newest checkpoint-N the simulator itself sees complete (trainer_state.json naming N)
     // with whole weights: what the fixed resume rule must pick.
     std::optional<std::int64_t> newest_loadable_checkpoint() const;
@@ -83,8 +87,9 @@ class ScenarioSimulation final : public EventSink {
                                              // named; what the world runs
     World world_;
     int refusal_fixes_ = 0;
-    int relaunches_ = 0;                // remedies applied (operator_relaunch.hpp)
-    bool resumed_with_change_ = false;  // the running incarnation resumed under a resume change
+    int relaunches_ = 0;                        // remedies applied (operator_relaunch.hpp)
+    bool resumed_with_change_ = false;          // the running incarnation resumed under a resume change
+    std::optional<std::int64_t> resumed_from_;  // the checkpoint the running incarnation resumed from
     Outcome outcome_ = Outcome::finished;
     std::string outcome_detail_;
     RankScheduler* scheduler_ = nullptr;         // the running incarnation's, or none

@@ -420,6 +420,35 @@ TEST(RestoreStatefulCallbacks, AnArgumentChangedSinceTheCheckpointIsRefusedNotSi
     EXPECT_THAT(error, HasSubstr("restore_callback_states_from_checkpoint=False"));
 }
 
+TEST(RestoreStatefulCallbacks, ASavedArgumentTheClassDoesNotTakeIsPythonsTypeError) {
+    // type(cb)(**args) with a key a power loss garbled (finding 26): Python's TypeError, naming it.
+    json saved = saved_with_patience_four();
+    auto& args = saved["EarlyStoppingCallback"]["args"];
+    args["eaarly_stopping_threshold"] = args["early_stopping_threshold"];
+    args.erase("early_stopping_threshold");
+    std::vector<std::unique_ptr<ExportableState>> fresh;
+    fresh.push_back(std::make_unique<EarlyStoppingCallback>(4));
+    std::string error;
+    try {
+        restore_stateful_callbacks(saved, std::move(fresh), test_registry());
+    } catch (const TypeError& refused) {
+        error = refused.what();
+    }
+    EXPECT_EQ(
+        error,
+        "EarlyStoppingCallback.__init__() got an unexpected keyword argument 'eaarly_stopping_threshold'");
+}
+
+TEST(RestoreStatefulCallbacks, ASavedArgumentTheClassDoesNotTakeFailsEvenWhereChangesPassSilently) {
+    // Transformers' real restore ignores changed values but not a keyword __init__ lacks.
+    const mutants::MutantScope scope(mutants::Mutant::changed_args_silently_restored);
+    json saved = saved_with_patience_four();
+    saved["EarlyStoppingCallback"]["args"]["patience"] = 4;
+    std::vector<std::unique_ptr<ExportableState>> fresh;
+    fresh.push_back(std::make_unique<EarlyStoppingCallback>(4));
+    EXPECT_THROW(restore_stateful_callbacks(saved, std::move(fresh), test_registry()), TypeError);
+}
+
 TEST(RestoreStatefulCallbacks, UnchangedArgumentsRestoreTheSavedAttributes) {
     const json saved = saved_with_patience_four();
     std::vector<std::unique_ptr<ExportableState>> fresh;

@@ -26,6 +26,15 @@ TEST(RankFailure, TheMessageTextAloneClassifiesNothing) {
     EXPECT_EQ(failure_kind(nullptr), RankFailureKind::other);
 }
 
+TEST(RankFailure, ACallbackStateRestoreFailureIsClassifiedByItsType) {
+    const auto error = std::make_exception_ptr(
+        CallbackStateRestoreFailed("CheckpointEvaluationTriggerCallback.__init__() got an unexpected keyword "
+                                   "argument 'gaate_steps'"));
+    EXPECT_EQ(failure_kind(error), RankFailureKind::callback_state_restore);
+    const auto untagged = std::make_exception_ptr(TypeError("got an unexpected keyword argument 'x'"));
+    EXPECT_EQ(failure_kind(untagged), RankFailureKind::other);
+}
+
 // A failed rank's outcome is classified from the object the scheduler kept, without a rethrow,
 // and as the exception itself would be.
 TEST(RankFailure, AFailedRankIsClassifiedFromTheObjectTheSchedulerKept) {

@@ -99,5 +99,20 @@ TEST(TransformersEarlyStopping, SavesOnlyItsCounterAndIsRebuiltFromTheSavedArgum
     EXPECT_EQ(rebuilt.state(), expected);
 }
 
+TEST(TransformersEarlyStopping, ASavedArgumentInitDoesNotTakeFailsAsPythonsTypeError) {
+    const json saved = {
+        {"args", {{"early_stopping_patience", 4}, {"early_stopping_thresholdd", 0.25}}},
+        {"attributes", {{"early_stopping_patience_counter", 1}}},
+    };
+    try {
+        (void)TransformersEarlyStopping::rebuilt(saved);
+        ADD_FAILURE() << "an unexpected keyword argument was accepted";
+    } catch (const std::invalid_argument& error) {
+        EXPECT_STREQ(error.what(),
+                     "EarlyStoppingCallback.__init__() got an unexpected keyword argument "
+                     "'early_stopping_thresholdd'");
+    }
+}
+
 }  // namespace
 }  // namespace ckpt::sim
