@@ -1,7 +1,7 @@
 // One JSON string lexeme, scanned from its opening quote as nlohmann::json::parse reads strings:
 // escapes (\u with surrogate pairs), no control characters, UTF-8 as RFC 3629 draws it. No token
 // is copied unless the caller asks for the decoded value. Header-only, for the completeness
-// probe's inner loop; depends on the port's UTF-8 rule only.
+// probe's inner loop; depends on the port's UTF-8 rule and byte_words only.
 #pragma once
 
 #include <array>
@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "policy/base/byte_words.hpp"
 #include "policy/base/utf8_sequence.hpp"
 
 namespace ckpt {
@@ -25,6 +26,15 @@ constexpr std::array<bool, 256> kSelfStandingByte = [] {
     }
     return plain;
 }();
+// The word test skips exactly the bytes the table lets through.
+static_assert([] {
+    for (std::size_t byte = 0; byte < 256; ++byte) {
+        if (byte_words::all_unescaped_json(byte_words::kOnes * byte) != kSelfStandingByte[byte]) {
+            return false;
+        }
+    }
+    return true;
+}());
 
 class StringLexeme {
   public:
@@ -33,8 +43,12 @@ class StringLexeme {
     bool scan(std::string* decoded) {
         ++at_;
         for (;;) {
-            // A run of bytes that stand for themselves, at one table look-up a byte.
+            // A run of bytes that stand for themselves: eight at a time, then one table look-up a
+            // byte (byte_words' unescaped bytes are exactly kSelfStandingByte's).
             const char* run = at_;
+            while (end_ - at_ >= 8 && byte_words::all_unescaped_json(byte_words::load(at_))) {
+                at_ += 8;
+            }
             while (at_ != end_ && kSelfStandingByte[static_cast<unsigned char>(*at_)]) {
                 ++at_;
             }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "policy/base/byte_words.hpp"
 #include "policy/formats/json_string_scan.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
 
@@ -85,9 +86,18 @@ class GlobalStepScanner {
         return true;
     }
 
+    // Transformers indents trainer_state.json by two per level: most of its bytes are runs of
+    // spaces, skipped eight at a time.
     void skip_whitespace() {
-        while (at_ != end_ && (*at_ == ' ' || *at_ == '\t' || *at_ == '\n' || *at_ == '\r')) {
-            ++at_;
+        while (at_ != end_) {
+            const char c = *at_;
+            if (c == ' ' && end_ - at_ >= 8) {
+                at_ += byte_words::leading_spaces(at_);
+            } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                ++at_;
+            } else {
+                return;
+            }
         }
     }
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "sim/base/byte_words.hpp"
+#include "policy/base/byte_words.hpp"
 
 namespace ckpt::sim {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "sim/base/byte_words.hpp"
+#include "policy/base/byte_words.hpp"
 
 namespace ckpt::sim {
 

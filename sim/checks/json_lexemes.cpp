@@ -5,13 +5,12 @@
 #include "sim/checks/json_lexemes.hpp"
 
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
 
-#include "sim/base/byte_words.hpp"
+#include "policy/base/byte_words.hpp"
 
 namespace ckpt::sim {
 namespace {
@@ -68,8 +67,6 @@ constexpr bool is_digit(int c) {
     return c >= '0' && c <= '9';
 }
 
-constexpr std::uint64_t kSpaces = byte_words::kOnes * ' ';
-
 int hex_value(int c) {
     if (is_digit(c)) {
         return c - '0';
@@ -89,12 +86,7 @@ void JsonCursor::skip_whitespace_run() noexcept {
     while (at < end) {
         const unsigned char c = *at;
         if (c == ' ' && end - at >= 8) {  // a run of indentation: up to eight spaces in one step
-            const std::uint64_t others = byte_words::load(at) ^ kSpaces;
-            if constexpr (std::endian::native == std::endian::little) {
-                at += others == 0 ? 8 : std::countr_zero(others) / 8;
-            } else {
-                at += others == 0 ? 8 : 1;
-            }
+            at += byte_words::leading_spaces(at);
         } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
             ++at;
         } else {

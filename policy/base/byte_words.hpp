@@ -1,13 +1,16 @@
 // Eight bytes of a text at a time, for the hot loops that skip long runs of ordinary bytes (the
-// checkers' JSON scanner, the simulator's JSON text and its reader). The byte tests are the exact "has a
+// port's trainer_state.json probe, and the checkers' JSON scanner, the simulator's JSON text and its
+// reader, which share only these bit tricks with it). The byte tests are the exact "has a
 // byte" idioms: a borrow can only mark bytes above a true match, so whether any byte of the word matches is
 // never wrong (which byte is not asked). Depends on the standard library only.
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-namespace ckpt::sim::byte_words {
+namespace ckpt::byte_words {
 
 inline constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
 inline constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
@@ -40,4 +43,19 @@ constexpr bool all_plain_json(std::uint64_t word) noexcept {
     return all_unescaped_json(word) && !has_byte(word, 0x7f);
 }
 
-}  // namespace ckpt::sim::byte_words
+// How many of the eight bytes at `at` are spaces before the first that is not (8 when all are),
+// on a little-endian machine; elsewhere 8 or 1, which a loop that skips spaces also accepts.
+// `at` must have eight readable bytes and point at a space.
+inline std::size_t leading_spaces(const void* at) noexcept {
+    const std::uint64_t others = load(at) ^ (kOnes * ' ');
+    if (others == 0) {
+        return 8;
+    }
+    if constexpr (std::endian::native == std::endian::little) {
+        return static_cast<std::size_t>(std::countr_zero(others)) / 8;
+    } else {
+        return 1;
+    }
+}
+
+}  // namespace ckpt::byte_words
