@@ -13,7 +13,9 @@ namespace ckpt {
 // Transformers' ExportableState: a callback whose progress must survive a resume. state()
 // returns {"args": {...constructor arguments...}, "attributes": {...progress...}}; a restored
 // callback is rebuilt from the saved args (so they override the new configuration) and then
-// given the saved attributes.
+// given the saved attributes. "args" names every constructor parameter, null ones too, in every
+// configuration: a restore refuses a saved argument it does not name, as Python's
+// type(cb)(**args) raises TypeError for a keyword __init__ lacks.
 class ExportableState {
   public:
     virtual ~ExportableState() = default;

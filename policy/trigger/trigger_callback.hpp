@@ -90,8 +90,10 @@ class TriggerCallback final : public ExportableState {
     // Validates like the seed: save_total_limit > 0, gate steps > 0 (deduplicated, sorted),
     // regular_steps > 0. Throws ValueError.
     TriggerCallback(TriggerCallbackConfig config, FileSystem& fs, Collective& collective);
-    // Rebuilds a callback from state(): the saved args override, then the attributes.
-    // `temp_file_tag` is process-local configuration, never part of the saved state.
+    // Rebuilds a callback from state(): the saved args override, then the attributes. Unlike
+    // the seed's lenient reading, a member state() never writes (a key a fault garbled) is a
+    // ValueError naming it. `temp_file_tag` is process-local configuration, never part of the
+    // saved state.
     static TriggerCallback from_state(const nlohmann::json& state, FileSystem& fs, Collective& collective,
                                       std::string temp_file_tag = {});
 
@@ -144,6 +146,9 @@ class TriggerCallback final : public ExportableState {
     // callback's saved attributes from that checkpoint's trainer_state.json, as a restore would.
     void restore_own_state_from_checkpoint(std::int64_t global_step);
     void apply_saved_attributes(const nlohmann::json& attributes);
+    // A saved state (from `source`, a path or a description) holding a member state() does not
+    // write is a damaged one: ValueError naming it (finding 26).
+    void refuse_unwritten_members(const nlohmann::json& saved, const std::string& source) const;
     // A resume must not re-judge counts under other settings: throws ValueError naming every
     // changed setting, the saved and configured values, and the fix.
     void refuse_changed_settings(const nlohmann::json& saved_args, std::int64_t checkpoint_step) const;

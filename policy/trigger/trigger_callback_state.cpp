@@ -26,6 +26,31 @@ const json& member_or_empty(const json& object, const char* key) {
     return found != object.end() ? *found : empty;
 }
 
+// Every member of a state a checkpoint saved is one this class's state() writes at that place
+// (`written`), or the state_key stored beside args and attributes. Two nodes' writes of one
+// trainer_state.json interleaved by a power loss can garble a key into one that parses (finding
+// 26): read leniently, as the seed's from_state reads, the member it named would silently take
+// its default (no gate steps, a fresh policy state). Missing members still default, as an older
+// release's state may lack one. Throws ValueError naming the first unexpected member.
+void refuse_unexpected_members(const json& saved, const json& written, const std::string& where,
+                               const std::string& source) {
+    for (const auto& [name, value] : saved.items()) {
+        const auto known = written.find(name);
+        if (known == written.end()) {
+            if (where.empty() && name == "state_key") {
+                continue;
+            }
+            throw ValueError("checkpoint evaluation cannot restore the state saved in " + source + ": " +
+                             where + name +
+                             " is not a member it writes (a damaged trainer_state.json: resume from another "
+                             "checkpoint)");
+        }
+        if (value.is_object() && known->is_object()) {
+            refuse_unexpected_members(value, *known, where + name + ".", source);
+        }
+    }
+}
+
 json get_or(const json& object, const char* key, json fallback) {
     const auto found = object.is_object() ? object.find(key) : object.end();
     return (object.is_object() && found != object.end()) ? *found : std::move(fallback);
@@ -134,6 +159,7 @@ TriggerCallback TriggerCallback::from_state(const json& state, FileSystem& fs, C
 
     config.temp_file_tag = std::move(temp_file_tag);
     TriggerCallback callback(std::move(config), fs, collective);
+    callback.refuse_unwritten_members(state, "its checkpoint");
     callback.apply_saved_attributes(attributes);
     return callback;
 }
@@ -154,6 +180,17 @@ void TriggerCallback::apply_saved_attributes(const json& attributes) {
     state_restored_ = true;
 }
 
+void TriggerCallback::refuse_unwritten_members(const json& saved, const std::string& source) const {
+    if (!saved.is_object()) {
+        return;
+    }
+    json written = state();
+    if (mutants::is_active(mutants::Mutant::pending_save_persisted)) {
+        written["attributes"]["pending_checkpoint_save_step"] = nullptr;  // that bug writes it when pending
+    }
+    refuse_unexpected_members(saved, written, "", source);
+}
+
 void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step) {
     if (state_restored_ || global_step <= 0 || !config_.output_dir ||
         mutants::is_active(mutants::Mutant::callback_state_left_to_trainer)) {
@@ -171,6 +208,7 @@ void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step
     if (!saved || !saved->state.is_object()) {
         return;  // a checkpoint without this callback's state: start as configured, as Transformers
     }
+    refuse_unwritten_members(saved->state, path);
     // The user's current arguments stay; the attributes are the checkpoint's, so they must have
     // been counted under the same settings.
     refuse_changed_settings(member_or_empty(saved->state, "args"), global_step);

@@ -53,7 +53,8 @@ bool continues(const Ledger& ledger, int node, int base) {
     return false;
 }
 
-// The checkpoint's trainer_state.json is still the bytes the ledger saw written, undamaged.
+// The checkpoint's trainer_state.json is still the bytes the ledger saw written, undamaged (or
+// two nodes' writes of it interleaved: CheckpointRecord::held_in).
 const CheckpointRecord* visible_checkpoint(const SimFileSystem& fs, const Ledger& ledger, std::int64_t step) {
     const auto record = ledger.checkpoints.find(step);
     if (record == ledger.checkpoints.end()) {

@@ -229,8 +229,9 @@ void RetainedBestChecker::check_resume_source(const ViewReading& reading, FsView
     if (!recorded) {
         return;  // an incomplete or unrecorded source: the resume's own checks judge it
     }
-    // Its bytes are exactly the recorded ones, whose best_metric the write-time check (retention
-    // checker) compared with this same ledger best: no parse is needed to know it.
+    // Its bytes are the recorded ones (one node's whole write, or two nodes' interleaved, whose
+    // best fields precede where the writes differ), whose best_metric the write-time check
+    // compared with this same ledger best: no parse is needed to know it.
     const auto& best = record->second.policy_state.best_score;
     const auto top = std::max_element(reading.survivors.begin(), reading.survivors.end(),
                                       [](const Survivor& a, const Survivor& b) { return a.score < b.score; });

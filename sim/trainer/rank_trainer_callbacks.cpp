@@ -94,6 +94,15 @@ std::vector<const ExportableState*> RankTrainer::stateful_callbacks() const {
 std::unique_ptr<ExportableState> RankTrainer::rebuild_callback(const std::string& class_name,
                                                                const json& saved) {
     if (class_name == "TrainerControl") {
+        // TrainerControl(**args): a flag the dataclass lacks is Python's TypeError.
+        static const json flags = TrainerControl().state()["args"];
+        const json args = saved.value("args", json::object());
+        for (const auto& [name, value] : args.items()) {
+            if (!flags.contains(name)) {
+                throw std::invalid_argument("TrainerControl.__init__() got an unexpected keyword argument '" +
+                                            name + "'");
+            }
+        }
         return std::make_unique<TrainerControl>(TrainerControl::from_state(saved));
     }
     if (class_name == trigger_class_) {
@@ -133,10 +142,13 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
                                                 [this](const std::string& class_name, const json& saved) {
                                                     return rebuild_callback(class_name, saved);
                                                 });
-    } catch (const HarnessError&) {
-        throw;
     } catch (const std::exception& error) {
-        // Every rank reads the same file and fails the same way, before any collective.
+        // Every rank reads the same file and fails the same way, before any collective. A failure
+        // that already has a kind (a refusal, the harness's own) keeps it.
+        if (dynamic_cast<const HarnessError*>(&error) != nullptr ||
+            failure_kind(error) != RankFailureKind::other) {
+            throw;
+        }
         throw CallbackStateRestoreFailed(error.what());
     }
 

@@ -117,12 +117,33 @@ bool ScenarioSimulation::weights_whole(std::int64_t step) const {
 bool ScenarioSimulation::trainer_state_damaged(std::int64_t step) const {
     const auto& ledger = world_.ledger;
     const auto record = ledger.checkpoints.find(step);
-    const auto damaged = ledger.checkpoint_damaged.find(step);
+    if (record == ledger.checkpoints.end()) {
+        return false;  // nothing says what was written: no failure is excused
+    }
+    if (const auto damaged = ledger.checkpoint_damaged.find(step);
+        damaged != ledger.checkpoint_damaged.end() && damaged->second) {
+        return true;
+    }
     const auto path =
         join_path(transformers::checkpoint_path(kOutputDir, step), transformers::kTrainerStateFile);
-    return record == ledger.checkpoints.end() ||
-           (damaged != ledger.checkpoint_damaged.end() && damaged->second) ||
-           !record->second.holds_whole_write_in(world_.fs, FsView::visible, path);
+    if (record->second.holds_whole_write_in(world_.fs, FsView::visible, path)) {
+        return false;
+    }
+    // Interleaved or torn: damaged for a restore only where the callbacks' states read otherwise.
+    const auto callbacks_in = [](std::string_view text) {
+        const auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+        return parsed.is_object() && parsed.contains("stateful_callbacks") ? parsed["stateful_callbacks"]
+                                                                           : nlohmann::json();
+    };
+    const auto visible = world_.fs.content_in(FsView::visible, path);
+    if (!visible) {
+        return true;
+    }
+    const auto now = callbacks_in(*visible);
+    const auto& written = record->second;
+    return now.is_null() ||
+           (now != callbacks_in(written.trainer_state_bytes.str()) &&
+            (written.other_node_bytes.empty() || now != callbacks_in(written.other_node_bytes.str())));
 }
 
 std::optional<std::int64_t> ScenarioSimulation::newest_loadable_checkpoint() const {
@@ -357,6 +378,14 @@ bool ScenarioSimulation::after_run(const RunResult& result) {
     if (world_.faults.io_error_fired()) {
         world_.fs.process_kill();  // the job exits on the error; a scheduler restarts it
         return false;
+    }
+    if (failed_as == RankFailureKind::sidecar_restore && resumed_from_ &&
+        trainer_state_damaged(*resumed_from_) &&
+        error.find(transformers::checkpoint_path(kOutputDir, *resumed_from_) + "/") != std::string::npos) {
+        // The callback's own restore, with restore_callback_states_from_checkpoint off, refused
+        // the state a damaged trainer_state.json holds (finding 26): that checkpoint goes.
+        return end_unless_remedied(Outcome::resume_failed, error, Remedy::delete_unloadable_checkpoint,
+                                   transformers::checkpoint_path(kOutputDir, *resumed_from_));
     }
     if (world_.ledger.sidecar_damaged && failed_as == RankFailureKind::sidecar_restore) {
         return end_unless_remedied(Outcome::failed_explained, error, Remedy::delete_damaged_sidecar,

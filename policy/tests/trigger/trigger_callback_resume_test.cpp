@@ -67,6 +67,45 @@ TYPED_TEST(TriggerCallbackResume, ACorruptSidecarFailsWithTheBroadcastEnvelope) 
     }
 }
 
+// Finding 26: two nodes' writes of one trainer_state.json, interleaved by a power loss, can
+// garble a key into one that still parses. Read leniently, the member it named would default.
+TYPED_TEST(TriggerCallbackResume, ARebuildRefusesAMemberItsStateNeverWrites) {
+    auto garbled = this->callback_state_after({0.5});
+    auto& attributes = garbled["attributes"];
+    attributes["checkppoint_eval_state"] = attributes["checkpoint_eval_state"];
+    attributes.erase("checkpoint_eval_state");
+    try {
+        (void)this->from_state(garbled);
+        FAIL() << "expected ValueError";
+    } catch (const ValueError& error) {
+        EXPECT_THAT(std::string(error.what()),
+                    ::testing::HasSubstr(": attributes.checkppoint_eval_state is not a member it writes"));
+    }
+    auto keyed = this->callback_state_after({0.5});
+    keyed["state_key"] = "beside args and attributes";
+    keyed["attributes"].erase("trigger_count");  // an older release's state may lack a member
+    EXPECT_NO_THROW((void)this->from_state(keyed));
+}
+
+TYPED_TEST(TriggerCallbackResume, ItsOwnRestoreRefusesAGarbledCheckpointNamingTheFile) {
+    auto garbled = this->callback_state_after({0.5});
+    garbled["argss"] = garbled["args"];
+    garbled.erase("args");
+    write_checkpoint(this->fs(), this->root(), 10, garbled);
+    auto config = this->config();
+    config.output_dir = this->root();
+    auto callback = this->make(config);
+    TrainerControl control;
+    try {
+        callback.on_train_begin({.output_dir = this->root()}, {.global_step = 10}, control);
+        FAIL() << "expected RuntimeError";
+    } catch (const RuntimeError& error) {
+        EXPECT_THAT(
+            std::string(error.what()),
+            ::testing::HasSubstr("checkpoint-10/trainer_state.json: argss is not a member it writes"));
+    }
+}
+
 TYPED_TEST(TriggerCallbackResume, RestoresADurableStopIntoShouldTrainingStop) {
     PolicySettings settings{.patience = 1};
     CheckpointEvaluationPolicy stopped(settings);
