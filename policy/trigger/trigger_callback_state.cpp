@@ -34,10 +34,16 @@ const json& member_or_empty(const json& object, const char* key) {
 // release's state may lack one. Throws ValueError naming the first unexpected member.
 void refuse_unexpected_members(const json& saved, const json& written, const std::string& where,
                                const std::string& source) {
+    const auto nested = written.find("state");
     for (const auto& [name, value] : saved.items()) {
         const auto known = written.find(name);
         if (known == written.end()) {
             if (where.empty() && name == "state_key") {
+                continue;
+            }
+            // load_state_dict also reads a flat payload, the state's members beside the settings.
+            if (nested != written.end() && nested->is_object() && !saved.contains("state") &&
+                nested->contains(name)) {
                 continue;
             }
             throw ValueError("checkpoint evaluation cannot restore the state saved in " + source + ": " +

@@ -1,5 +1,6 @@
 // Why a rank failed, as a kind the simulation can classify an ending by. The trainer tags the
-// error it lets escape; nothing downstream reads the message text.
+// error it lets escape; the kind never depends on the message text (an operator's remedy may read
+// a path from it: operator_relaunch.hpp).
 #pragma once
 
 #include <cstdint>

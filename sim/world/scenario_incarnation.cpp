@@ -380,10 +380,10 @@ bool ScenarioSimulation::after_run(const RunResult& result) {
         return false;
     }
     if (failed_as == RankFailureKind::sidecar_restore && resumed_from_ &&
-        trainer_state_damaged(*resumed_from_) &&
-        error.find(transformers::checkpoint_path(kOutputDir, *resumed_from_) + "/") != std::string::npos) {
+        trainer_state_damaged(*resumed_from_)) {
         // The callback's own restore, with restore_callback_states_from_checkpoint off, refused
-        // the state a damaged trainer_state.json holds (finding 26): that checkpoint goes.
+        // the state a damaged trainer_state.json holds (finding 26): that checkpoint goes, as with
+        // restore on, whatever the refusal names (a garbled key, or a value it cannot take).
         return end_unless_remedied(Outcome::resume_failed, error, Remedy::delete_unloadable_checkpoint,
                                    transformers::checkpoint_path(kOutputDir, *resumed_from_));
     }

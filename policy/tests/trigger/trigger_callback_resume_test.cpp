@@ -85,6 +85,13 @@ TYPED_TEST(TriggerCallbackResume, ARebuildRefusesAMemberItsStateNeverWrites) {
     keyed["state_key"] = "beside args and attributes";
     keyed["attributes"].erase("trigger_count");  // an older release's state may lack a member
     EXPECT_NO_THROW((void)this->from_state(keyed));
+    // load_state_dict's flat payload, the state's members beside the settings, is no damage.
+    auto flat = this->callback_state_after({0.5});
+    auto& payload = flat["attributes"]["checkpoint_eval_state"];
+    const auto nested = payload["state"];
+    payload.erase("state");
+    payload.update(nested);
+    EXPECT_NO_THROW((void)this->from_state(flat));
 }
 
 TYPED_TEST(TriggerCallbackResume, ItsOwnRestoreRefusesAGarbledCheckpointNamingTheFile) {
