@@ -190,11 +190,22 @@ void TriggerCallback::refuse_unwritten_members(const json& saved, const std::str
     if (!saved.is_object()) {
         return;
     }
-    json written = state();
-    if (mutants::is_active(mutants::Mutant::pending_save_persisted)) {
-        written["attributes"]["pending_checkpoint_save_step"] = nullptr;  // that bug writes it when pending
-    }
-    refuse_unexpected_members(saved, written, "", source);
+    // state() writes the same members in every configuration (null ones too): only its keys are
+    // read, so one state(), taken once, serves every restore.
+    static const json written = [this] {
+        json members = state();
+        members["attributes"].erase("pending_checkpoint_save_step");
+        return members;
+    }();
+    static const json written_with_pending_step = [] {
+        json members = written;
+        members["attributes"]["pending_checkpoint_save_step"] = nullptr;  // that bug writes it when pending
+        return members;
+    }();
+    refuse_unexpected_members(
+        saved,
+        mutants::is_active(mutants::Mutant::pending_save_persisted) ? written_with_pending_step : written, "",
+        source);
 }
 
 void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step) {
