@@ -4,7 +4,6 @@
 // list when the scenario says so. Split from rank_trainer.cpp, whose loop uses these members.
 #include <algorithm>
 
-#include "sim/base/harness_error.hpp"
 #include "sim/trainer/rank_failure.hpp"
 #include "sim/trainer/rank_trainer.hpp"
 
@@ -145,8 +144,7 @@ void RankTrainer::restore_from_checkpoint(std::int64_t step) {
     } catch (const std::exception& error) {
         // Every rank reads the same file and fails the same way, before any collective. A failure
         // that already has a kind (a refusal, the harness's own) keeps it.
-        if (dynamic_cast<const HarnessError*>(&error) != nullptr ||
-            failure_kind(error) != RankFailureKind::other) {
+        if (failure_kind(error) != RankFailureKind::other) {
             throw;
         }
         throw CallbackStateRestoreFailed(error.what());
