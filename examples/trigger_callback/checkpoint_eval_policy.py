@@ -27,7 +27,16 @@ from ckpt_eval_core import (
     CheckpointEvaluationState,
     apply_checkpoint_evaluation_decision,
 )
-from ckpt_eval_sidecar import ADOPTED, MISSING, SIDECAR_VERSION, judge_sidecar_adoption, read_sidecar, sidecar_text
+from ckpt_eval_sidecar import (
+    ADOPTED,
+    BEST_MISMATCH,
+    MISSING,
+    SIDECAR_VERSION,
+    UNCOMMITTED_BEST,
+    judge_sidecar_adoption,
+    read_sidecar,
+    sidecar_text,
+)
 from ckpt_eval_trigger_rules import (
     TrainingArgumentsRefused,
     refuse_changed_settings,
@@ -109,6 +118,8 @@ class CheckpointEvaluationTriggerCallback(TrainerCallback, ExportableState):
         self._policy_stop_requested = False
         # Written beside the policy state in the sidecar (one atomic write); not in state().
         self.last_evaluated_step: Optional[int] = None
+        # load() refused the sidecar as an abandoned history's: replaced once the link is repaired.
+        self._sidecar_abandoned = False
         self.replay_horizon: Optional[int] = None
         self._is_world_process_zero: Optional[bool] = None
         self._resumed_run = False
@@ -265,6 +276,11 @@ class CheckpointEvaluationTriggerCallback(TrainerCallback, ExportableState):
             self._recover_committed_checkpoint_artifacts()
             if self._is_rank_zero() and self.output_dir is not None:
                 drop_link_to_lost_checkpoint(self.output_dir)
+                if self._sidecar_abandoned:
+                    # Left on disk, a later resume would adopt it once this history rewrote that best
+                    # checkpoint with the same step and score (finding 27).
+                    self.persist(is_world_process_zero=True)
+            self._sidecar_abandoned = False
             return {}
 
         # A process that died after the native checkpoint write but before on_save left a valid
@@ -375,6 +391,7 @@ class CheckpointEvaluationTriggerCallback(TrainerCallback, ExportableState):
         text = sidecar_text(self.policy, self.last_evaluated_step, self.sidecar_version)
         make_dirs(self.output_dir)
         write_file_atomically(path, self._next_temp_path(path), text.encode("utf-8"))
+        self._sidecar_abandoned = False
         return Path(path)
 
     def load(self, *, is_world_process_zero: Optional[bool] = None) -> bool:
@@ -391,8 +408,9 @@ class CheckpointEvaluationTriggerCallback(TrainerCallback, ExportableState):
         candidate = CheckpointEvaluationPolicy(patience=self.policy.patience, tie_policy=self.policy.tie_policy,
                                                patience_start_step=self.policy.patience_start_step)
         candidate.load_state_dict(document.policy_state())
-        if judge_sidecar_adoption(self.output_dir, candidate.state,
-                                  self.policy.state.evaluation_count) != ADOPTED:
+        verdict = judge_sidecar_adoption(self.output_dir, candidate.state, self.policy.state.evaluation_count)
+        if verdict != ADOPTED:
+            self._sidecar_abandoned = verdict in (UNCOMMITTED_BEST, BEST_MISMATCH)
             return False
         self.policy.state = candidate.state
         self.last_evaluated_step = document.last_evaluated_step()

@@ -83,6 +83,7 @@ enum class Mutant : std::uint8_t {
     added_callback_resume_accepted,
     refusal_misnames_setting,
     bin_weights_trusted,
+    abandoned_sidecar_kept,
 };
 
 struct MutantInfo {

@@ -7,8 +7,11 @@
 // trainer_state_probe_test.cpp and trainer_state_probe_runs_test.cpp hold it to nlohmann's answer.
 #include "policy/formats/trainer_state_probe.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "policy/base/byte_words.hpp"
 #include "policy/formats/json_string_scan.hpp"
@@ -19,6 +22,10 @@ namespace {
 
 constexpr std::string_view kGlobalStep = "global_step";
 constexpr std::string_view kStatefulCallbacks = "stateful_callbacks";
+// The largest finite double is below 10^309; exponents are counted up to a cap, past which any
+// number with a nonzero digit is far out of a double's range either way.
+constexpr std::ptrdiff_t kSurelyFiniteDecimalExponent = 308;
+constexpr std::ptrdiff_t kExponentCap = 1'000'000;
 
 // A value whose text a scan keeps: where it starts, where it ends, and the number of containers
 // open around it, to which the scan returns where it ends (0 once it ended, or before it began).
@@ -224,10 +231,12 @@ class GlobalStepScanner {
         return true;
     }
 
-    // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. A plain integer within int64 is kept when
-    // it is the global_step; nlohmann reads any other number (fraction, exponent, beyond int64)
-    // as no int64 integer.
+    // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, finite as a double: nlohmann's parser refuses
+    // a number that converts to infinity (a flipped digit that became an exponent marker makes one,
+    // finding 27). A plain integer within int64 is kept when it is the global_step; nlohmann reads
+    // any other number (fraction, exponent, beyond int64) as no int64 integer.
     bool scan_number(bool is_step) {
+        const char* begin = at_;
         const bool negative = at_ != end_ && *at_ == '-';
         if (negative) {
             ++at_;
@@ -235,6 +244,7 @@ class GlobalStepScanner {
         if (at_ == end_ || !is_digit(*at_)) {
             return false;
         }
+        const char* integer_begin = at_;
         std::uint64_t magnitude = 0;
         bool fits = true;
         if (*at_ == '0') {
@@ -248,6 +258,7 @@ class GlobalStepScanner {
                 magnitude = fits ? magnitude * 10 + digit : magnitude;
             }
         }
+        const std::ptrdiff_t integer_digits = at_ - integer_begin;
         bool integer = true;
         if (at_ != end_ && *at_ == '.') {
             ++at_;
@@ -256,15 +267,27 @@ class GlobalStepScanner {
                 return false;
             }
         }
+        std::ptrdiff_t exponent = 0;
         if (at_ != end_ && (*at_ == 'e' || *at_ == 'E')) {
             ++at_;
             integer = false;
+            const bool negative_exponent = at_ != end_ && *at_ == '-';
             if (at_ != end_ && (*at_ == '+' || *at_ == '-')) {
                 ++at_;
             }
-            if (!scan_digits()) {
+            if (at_ == end_ || !is_digit(*at_)) {
                 return false;
             }
+            for (; at_ != end_ && is_digit(*at_); ++at_) {
+                exponent = exponent < kExponentCap ? exponent * 10 + (*at_ - '0') : exponent;
+            }
+            exponent = negative_exponent ? -exponent : exponent;
+        }
+        // Below 10^(integer digits + exponent) <= 10^308 a double is finite; nlohmann itself judges
+        // the rare number beyond, as the contract says it does.
+        if (integer_digits + exponent > kSurelyFiniteDecimalExponent &&
+            !nlohmann::json::accept(std::string_view(begin, static_cast<std::size_t>(at_ - begin)))) {
+            return false;
         }
         constexpr auto kMaxPositive = static_cast<std::uint64_t>(INT64_MAX);
         if (is_step && integer && fits && magnitude <= kMaxPositive + (negative ? 1 : 0)) {

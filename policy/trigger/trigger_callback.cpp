@@ -212,8 +212,18 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
                                        [this]() -> json {
                                            recover_committed_checkpoint_artifacts();
                                            drop_link_to_lost_checkpoint();
+                                           replace_abandoned_sidecar();
                                            return json::object();
                                        });
+}
+
+// After the link's repair, so no crash point of this write finds final_checkpoint naming the lost
+// best. On rank 0, inside the recovery's envelope: an I/O error fails every rank alike.
+void TriggerCallback::replace_abandoned_sidecar() {
+    if (sidecar_abandoned_ && !mutants::is_active(Mutant::abandoned_sidecar_kept)) {
+        persist(/*is_world_process_zero=*/true);
+    }
+    sidecar_abandoned_ = false;
 }
 
 void TriggerCallback::adopt_replay_horizon(const json& restore_outcome) {
@@ -405,6 +415,7 @@ std::optional<std::string> TriggerCallback::persist(std::optional<bool> is_world
     // Written as text directly, in the seed's exact json.dump(indent=2, sort_keys=True) layout.
     write_file_atomically(*fs_, *path, next_temp_path(*path),
                           sidecar_text(policy_, last_evaluated_step_, config_.sidecar_version));
+    sidecar_abandoned_ = false;
     return path;
 }
 
@@ -425,8 +436,14 @@ bool TriggerCallback::load(std::optional<bool> is_world_process_zero) {
     // A candidate policy keeps a bad sidecar from touching the live one.
     CheckpointEvaluationPolicy candidate(policy_.settings());
     candidate.load_state_dict(*document.policy_state());
-    if (judge_sidecar_adoption(*fs_, *config_.output_dir, candidate.state(),
-                               policy_.state().evaluation_count) != SidecarAdoption::adopted) {
+    const auto verdict = judge_sidecar_adoption(*fs_, *config_.output_dir, candidate.state(),
+                                                policy_.state().evaluation_count);
+    if (verdict != SidecarAdoption::adopted) {
+        // An abandoned history's sidecar, left on disk, would be adopted by a later resume once
+        // this history rewrote its best checkpoint with the same step and score but had not yet
+        // written a sidecar of its own (finding 27: a failed publication between the two).
+        sidecar_abandoned_ =
+            verdict == SidecarAdoption::uncommitted_best || verdict == SidecarAdoption::best_mismatch;
         return false;
     }
     policy_ = candidate;

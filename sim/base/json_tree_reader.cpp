@@ -252,7 +252,17 @@ json parse_json_text(std::string_view text) {
     if (auto value = read_simple_json(text)) {
         return std::move(*value);
     }
-    return json::parse(text);
+    auto value = json::parse(text);  // where nlohmann refuses the text, its parse_error stands
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+        throw json::parse_error::create(101, nul + 1, "syntax error: a NUL byte, which json.loads refuses",
+                                        nullptr);
+    }
+    return value;
+}
+
+bool json_text_is_valid(std::string_view text) {
+    return read_simple_json(text).has_value() ||
+           (text.find('\0') == std::string_view::npos && json::accept(text));
 }
 
 }  // namespace ckpt::sim

@@ -23,7 +23,14 @@ inline constexpr std::size_t kSimpleJsonDepth = 64;
 
 std::optional<nlohmann::json> read_simple_json(std::string_view text);
 
-// nlohmann::json::parse(text), through read_simple_json when it reads the text.
+// nlohmann::json::parse(text), through read_simple_json when it reads the text, and a parse_error
+// for a text holding a NUL byte anywhere. Transformers reads trainer_state.json with Python's
+// json.loads, which refuses one (as extra data after a document, as a control character inside a
+// string), where nlohmann takes it for the end of the input (finding 27: a torn write that zero-fills
+// the last newline).
 nlohmann::json parse_json_text(std::string_view text);
+
+// Whether parse_json_text(text) returns rather than throws.
+bool json_text_is_valid(std::string_view text);
 
 }  // namespace ckpt::sim

@@ -196,7 +196,7 @@ Next Scanner::value_ended() {
     }
     in_.skip_whitespace();
     if (nesting_.depth() == 0) {
-        return in_.peek() == 0 ? Next::accepted : Next::refused;
+        return in_.at == in_.end ? Next::accepted : Next::refused;  // a NUL byte too: json.loads refuses it
     }
     const bool object = nesting_.in_object();
     if (in_.peek() == ',') {

@@ -1,8 +1,9 @@
 // A validating JSON scanner for the checkers: it accepts exactly the texts nlohmann::json::parse
-// accepts (RFC 8259 grammar, UTF-8, escapes and surrogate pairs, a leading BOM, a NUL byte ending
-// the input, numbers that overflow a double refused) but builds no tree and copies no string. It
-// only reports where the values of a few named top-level members lie, the last occurrence of a
-// name winning as in a parsed object. Independent of the policy's parsers.
+// accepts (RFC 8259 grammar, UTF-8, escapes and surrogate pairs, a leading BOM, numbers that
+// overflow a double refused), except a text holding a NUL byte, which nlohmann takes for the end
+// of the input and Python's json.loads, Transformers' reader, refuses. It builds no tree and copies
+// no string: it only reports where the values of a few named top-level members lie, the last
+// occurrence of a name winning as in a parsed object. Independent of the policy's parsers.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +16,7 @@
 namespace ckpt::sim {
 
 enum class JsonShape {
-    invalid,  // nlohmann::json::parse refuses the text
+    invalid,  // nlohmann::json::parse refuses the text, or it holds a NUL byte
     object,   // valid, and the top level is an object
     other,    // valid, and the top level is an array or a scalar
 };

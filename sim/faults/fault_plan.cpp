@@ -4,6 +4,7 @@
 
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "sim/base/assert.hpp"
+#include "sim/base/json_tree_reader.hpp"
 #include "sim/checks/disk_truth.hpp"
 #include "sim/events/job_constants.hpp"
 #include "sim/faults/simulated_crash.hpp"
@@ -206,7 +207,7 @@ void FaultPlan::corrupt_until_unreadable(SimFileSystem& fs, const std::string& p
     for (int attempt = 0; attempt < 16; ++attempt) {
         fs.corrupt_at_rest(path, rng_);
         const auto bytes = fs.content_in(FsView::visible, path);
-        if (!bytes || nlohmann::json::parse(*bytes, nullptr, false).is_discarded()) {
+        if (!bytes || !json_text_is_valid(*bytes)) {
             return;
         }
     }

@@ -5,6 +5,7 @@
 #include "policy/base/json_teardown.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/output_dir/resume_point.hpp"
+#include "sim/base/json_tree_reader.hpp"
 #include "sim/checks/disk_truth.hpp"
 #include "sim/external/external_trigger_factory.hpp"
 #include "sim/faults/simulated_crash.hpp"
@@ -131,7 +132,10 @@ bool ScenarioSimulation::trainer_state_damaged(std::int64_t step) const {
     }
     // Interleaved or torn: damaged for a restore only where the callbacks' states read otherwise.
     const auto callbacks_in = [](std::string_view text) {
-        const auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+        if (!json_text_is_valid(text)) {
+            return nlohmann::json();
+        }
+        const auto parsed = parse_json_text(text);
         return parsed.is_object() && parsed.contains("stateful_callbacks") ? parsed["stateful_callbacks"]
                                                                            : nlohmann::json();
     };

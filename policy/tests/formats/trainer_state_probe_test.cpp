@@ -118,6 +118,21 @@ TEST(TrainerStateProbe, AgreesWithAParsedTreeOnEdgeCases) {
         R"([])",
         R"("global_step")",
         R"({})",
+        // A number that converts to an infinite double is refused; one that underflows to zero is not.
+        R"({"global_step": 5, "epoch": 2.45E923076923077})",
+        R"({"global_step": 5, "epoch": 0.0838926174496e443})",
+        R"({"global_step": 5, "x": 1e400})",
+        R"({"global_step": 5, "x": -1.8e308})",
+        R"({"global_step": 5, "x": 1.7976931348623157e308})",
+        R"({"global_step": 5, "x": 0.0000001e309})",
+        R"({"global_step": 5, "x": 1e-400})",
+        R"({"global_step": 5, "x": 1e99999999999})",
+        R"({"global_step": 5, "x": 1e-99999999999})",
+        R"({"global_step": 5, "x": 0e99999})",
+        "{\"global_step\": 5, \"x\": 0." + std::string(700, '0') + "1e400}",
+        "{\"global_step\": 5, \"x\": " + std::string(310, '9') + "}",
+        "{\"global_step\": 5, \"x\": " + std::string(308, '9') + "}",
+        "{\"global_step\": 5, \"x\": " + std::string(310, '9') + ".5e-10}",
         std::string(100000, '[') + std::string(100000, ']'),
         "{\"global_step\": 5, \"deep\": " + std::string(100000, '[') + std::string(100000, ']') + "}",
         "{\"global_step\": 5, \"deep\": " + std::string(100000, '[') + "}",
@@ -183,4 +198,23 @@ RC_GTEST_PROP(TrainerStateProbe, ReadsTheStepOfAnyDocumentNlohmannWrites, ()) {
 }
 
 }  // namespace
+// A digit of a number turned into an exponent marker (finding 27: a corruption that still reads as
+// JSON to Python, but overflows a double, which nlohmann refuses).
+RC_GTEST_PROP(TrainerStateProbe, AgreesWithAParsedTreeWhenADigitBecomesAnExponent, ()) {
+    auto text = realistic_trainer_state();
+    std::vector<std::size_t> digits;
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        if (text[at] >= '0' && text[at] <= '9') {
+            digits.push_back(at);
+        }
+    }
+    RC_PRE(!digits.empty());
+    const auto at = *rc::gen::elementOf(digits);
+    text[at] = *rc::gen::element('e', 'E');
+    if (*rc::gen::arbitrary<bool>()) {
+        text.insert(at + 1, *rc::gen::element<std::string>("3", "30", "300", "3000", "-400", "+9"));
+    }
+    RC_ASSERT(probe_global_step(text) == parsed_global_step(text));
+}
+
 }  // namespace ckpt

@@ -49,8 +49,16 @@ void expect_agrees(const std::string& text) {
             EXPECT_EQ(mine.id, error.id);
             EXPECT_STREQ(mine.what(), error.what());
         }
+        EXPECT_FALSE(json_text_is_valid(text)) << text;
         return;
     }
+    if (text.find('\0') != std::string::npos) {  // nlohmann read up to it; json.loads refuses it
+        EXPECT_FALSE(read.has_value()) << text;
+        EXPECT_THROW(parse_json_text(text), json::parse_error) << text;
+        EXPECT_FALSE(json_text_is_valid(text)) << text;
+        return;
+    }
+    EXPECT_TRUE(json_text_is_valid(text)) << text;
     if (read) {
         EXPECT_TRUE(same_json_tree(*read, parsed)) << text;
     }
@@ -139,6 +147,8 @@ TEST(JsonTreeReader, EdgeCasesAgreeWithParse) {
                                             "\xef\xbb\xbf{}",
                                             "{}\x00",
                                             std::string("[1]\0", 4),
+                                            std::string("{\"a\":1}\0", 8),
+                                            std::string("{\"a\":\"\0\"}", 9),
                                             "[[[[[[[[[[]]]]]]]]]]",
                                             std::string(70, '[') + std::string(70, ']'),
                                             "{\"x\":{\"y\":{}},\"w\":[]}",

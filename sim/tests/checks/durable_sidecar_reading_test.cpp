@@ -1,6 +1,7 @@
 // read_durable_sidecar, which builds only what P2 and P9 read, against the DOM reading it
-// replaced (json::parse of the whole sidecar, then read_state of checkpoint_eval_state): the same
-// has_policy_state, state and last_evaluated_step on the fuzz corpora and on damaged copies.
+// replaced (json::parse of the whole sidecar, a NUL refused as json.loads refuses it, then
+// read_state of checkpoint_eval_state): the same has_policy_state, state and last_evaluated_step
+// on the fuzz corpora and on damaged copies.
 #include <optional>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "sim/checks/disk_truth.hpp"
 #include "sim/events/job_constants.hpp"
 #include "sim/tests/checks/json_damage.hpp"
+#include "sim/tests/checks/json_scanner_oracle.hpp"
 
 namespace ckpt::sim {
 namespace {
@@ -25,7 +27,7 @@ std::string disagreement(const std::string& bytes) {
     fs.write_file(join_path(kOutputDir, kSidecarName), bytes);
     fs.sync_all();
     const auto reading = read_durable_sidecar(fs);
-    const auto dom = json::parse(bytes, nullptr, false);
+    const auto dom = testing::python_dom(bytes);
     const bool has_state = dom.is_object() && dom.contains("checkpoint_eval_state");
     if (reading.bytes != bytes || reading.has_policy_state != has_state) {
         return "has_policy_state differs";

@@ -1,7 +1,8 @@
 #pragma once
 
 // The differential oracle of json_scanner.hpp, shared by its tests and its libFuzzer target:
-// nlohmann::json::parse (and accept) on the same text must give the same verdict, and the
+// nlohmann::json::parse (and accept) on the same text must give the same verdict (a text holding a
+// NUL byte refused, as Python's json.loads refuses it), and the
 // members the scanner locates must parse to the DOM's values, type and bytes alike; so must
 // read_top_level_fields, and top_level_members' list (the last of a repeated name standing for
 // it). Empty when they agree, else what differs.
@@ -19,6 +20,16 @@
 #include "sim/checks/top_level_fields.hpp"
 
 namespace ckpt::sim::testing {
+
+// The tree Python's json.loads gives for `text`, as nlohmann builds it: json::parse's, except that
+// a text holding a NUL byte is refused (discarded), where nlohmann may take one for the end of
+// the input. The checkers read the files as Transformers and the seed read them.
+inline nlohmann::json python_dom(std::string_view text) {
+    if (text.find('\0') != std::string_view::npos) {
+        return nlohmann::json(nlohmann::json::value_t::discarded);
+    }
+    return nlohmann::json::parse(text, nullptr, false);
+}
 
 // The members the checkers read from trainer_state.json and the sidecar, and two short ones.
 inline constexpr std::array<std::string_view, 9> kOracleNames = {"best_metric",
@@ -89,10 +100,11 @@ inline std::string members_disagreement(std::string_view text, const nlohmann::j
 
 inline std::string scanner_disagreement(std::string_view text) {
     using nlohmann::json;
-    const auto dom = json::parse(text, nullptr, false);
-    if (json::accept(text) == dom.is_discarded()) {
+    const auto parsed = json::parse(text, nullptr, false);
+    if (json::accept(text) == parsed.is_discarded()) {
         return "nlohmann's accept and parse disagree";  // the oracle itself would be unsound
     }
+    const auto dom = python_dom(text);
     std::array<std::string_view, kOracleNames.size()> values;
     const auto shape = scan_json(text, kOracleNames, values);
     const auto expected = dom.is_discarded() ? JsonShape::invalid

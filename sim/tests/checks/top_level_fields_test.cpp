@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/checks/disk_truth.hpp"
+#include "sim/tests/checks/json_scanner_oracle.hpp"
 
 namespace ckpt::sim {
 namespace {
@@ -18,7 +19,7 @@ using nlohmann::json;
 
 // What the DOM parse gives for the same names, or nothing where it refuses the text.
 std::optional<std::map<std::string, json, std::less<>>> by_dom(const std::string& text) {
-    const auto state = json::parse(text, nullptr, false);
+    const auto state = testing::python_dom(text);
     if (!state.is_object()) {
         return std::nullopt;
     }
