@@ -50,6 +50,7 @@ from ckpt_links import (
     TRAINER_STATE_NAME,
     checkpoint_dir_name,
     drop_link_to_lost_checkpoint,
+    fsync_path,
     find_saved_trigger_callback,
     is_complete_checkpoint,
     join_path,
@@ -118,7 +119,7 @@ class CheckpointEvaluationTriggerCallback(TrainerCallback, ExportableState):
         self._policy_stop_requested = False
         # Written beside the policy state in the sidecar (one atomic write); not in state().
         self.last_evaluated_step: Optional[int] = None
-        # load() refused the sidecar as an abandoned history's: replaced once the link is repaired.
+        # load() refused the sidecar as an abandoned history's: removed once the link is repaired.
         self._sidecar_abandoned = False
         self.replay_horizon: Optional[int] = None
         self._is_world_process_zero: Optional[bool] = None
@@ -276,10 +277,13 @@ class CheckpointEvaluationTriggerCallback(TrainerCallback, ExportableState):
             self._recover_committed_checkpoint_artifacts()
             if self._is_rank_zero() and self.output_dir is not None:
                 drop_link_to_lost_checkpoint(self.output_dir)
-                if self._sidecar_abandoned:
+                state_path = self._state_path()
+                if self._sidecar_abandoned and state_path is not None and os.path.exists(state_path):
                     # Left on disk, a later resume would adopt it once this history rewrote that best
-                    # checkpoint with the same step and score (finding 27).
-                    self.persist(is_world_process_zero=True)
+                    # checkpoint with the same step and score (finding 27). Removed, not rewritten: a
+                    # rewrite would carry no replay horizon.
+                    os.unlink(state_path)
+                    fsync_path(self.output_dir)
             self._sidecar_abandoned = False
             return {}
 
@@ -400,6 +404,7 @@ class CheckpointEvaluationTriggerCallback(TrainerCallback, ExportableState):
         path = self._state_path()
         if not is_main or path is None:
             return False
+        self._sidecar_abandoned = False
         document = read_sidecar(path)
         if document.shape == MISSING:
             return False

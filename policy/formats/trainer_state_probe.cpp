@@ -1,10 +1,12 @@
 // The probe as a one-pass validating scanner: it checks the whole text against the grammar
 // nlohmann::json::parse accepts (RFC 8259, UTF-8 validated, a leading byte-order mark skipped,
-// no comments, no trailing commas, no NaN) and keeps only the top-level global_step and where
-// stateful_callbacks and the trigger callback's entry in it lie. No tree, no token strings:
-// nlohmann's lexer copied every byte of every token, which made this probe the largest single cost
-// of a commit. Nesting is followed on an explicit stack, so depth costs no native stack.
-// trainer_state_probe_test.cpp and trainer_state_probe_runs_test.cpp hold it to nlohmann's answer.
+// no comments, no trailing commas, no number beyond a double), widened by the three constants
+// Python's json reads and writes (NaN, Infinity, -Infinity), and keeps only the top-level global_step and
+// where stateful_callbacks and the trigger callback's entry in it lie. No tree, no token strings: nlohmann's
+// lexer copied every byte of every token, which made this probe the largest single cost of a commit. Nesting
+// is followed on an explicit stack, so depth costs no native stack. trainer_state_probe_test.cpp and
+// trainer_state_probe_runs_test.cpp hold it to nlohmann's answer on the text with those constants read as
+// numbers.
 #include "policy/formats/trainer_state_probe.hpp"
 
 #include <cstddef>
@@ -192,6 +194,17 @@ class GlobalStepScanner {
                 return scan_literal("false");
             case 'n':
                 return scan_literal("null");
+            // Python's json.dumps writes a float that is not finite as these, and json.loads reads
+            // them: Transformers logs a grad_norm of nan or inf that way (finding 28).
+            case 'N':
+                return scan_literal("NaN");
+            case 'I':
+                return scan_literal("Infinity");
+            case '-':
+                if (end_ - at_ > 1 && at_[1] == 'I') {
+                    return scan_literal("-Infinity");
+                }
+                return scan_number(is_step);
             default:
                 return scan_number(is_step);
         }
@@ -331,8 +344,8 @@ class GlobalStepScanner {
 namespace probe_detail {
 
 ScanOutcome scan_trainer_state(std::string_view text, std::size_t watched) {
-    // nlohmann's lexer takes a NUL byte for the end of input, so it refuses any text holding one
-    // (this probe did so in its nlohmann days too, and keeps the answer).
+    // Python's json.loads, Transformers' reader, refuses a text holding a NUL byte anywhere (nlohmann's
+    // lexer would take a trailing one for the end of the input).
     if (text.find('\0') != std::string_view::npos) {
         return {};
     }

@@ -1,7 +1,9 @@
 // A tree-free check of a trainer_state.json's top-level global_step, the test behind "checkpoint
 // complete", and the same validation locating the trigger callback's saved state. Never throws:
-// anything but a valid document (as nlohmann::json::parse judges validity) with an integer
-// global_step is "no step". Depends on the port's FileBytes (and, in its source, on the trigger
+// anything but a valid document (as nlohmann::json::parse judges validity, with the NaN,
+// Infinity and -Infinity values Python's json.dumps writes for a float that is not finite, which
+// Transformers' trainer_state.json holds when it logged one) with an integer global_step is "no
+// step". Depends on the port's FileBytes (and, in its source, on the trigger
 // callback's class name from saved_trigger_callback.hpp).
 #pragma once
 

@@ -59,8 +59,11 @@ bool is_whole_safetensors(std::string_view bytes) {
     if (header_length > bytes.size() - kHeaderLengthBytes) {
         return false;
     }
-    const auto header =
-        nlohmann::json::parse(bytes.substr(kHeaderLengthBytes, header_length), nullptr, false);
+    const auto header_text = bytes.substr(kHeaderLengthBytes, header_length);
+    // safetensors' serde_json refuses a NUL (trailing characters) where nlohmann stops reading at one.
+    const auto header = header_text.find('\0') == std::string_view::npos
+                            ? nlohmann::json::parse(header_text, nullptr, false)
+                            : nlohmann::json(nlohmann::json::value_t::discarded);
     if (!header.is_object()) {
         return false;
     }
@@ -119,7 +122,10 @@ bool holds_loadable_shards(FileSystem& fs, const std::string& checkpoint_dir, co
     if (mutants::is_active(mutants::Mutant::shard_index_trusted)) {
         return !text.empty();
     }
-    const auto index = nlohmann::json::parse(text, nullptr, false);
+    // json.load refuses a NUL (extra data) where nlohmann stops reading at one.
+    const auto index = text.find('\0') == std::string::npos
+                           ? nlohmann::json::parse(text, nullptr, false)
+                           : nlohmann::json(nlohmann::json::value_t::discarded);
     const auto map = index.is_object() ? index.find("weight_map") : index.end();
     if (map == index.end() || !map->is_object() || map->empty()) {
         return false;

@@ -212,16 +212,22 @@ void TriggerCallback::on_train_begin(const TrainingArguments& args, const Traine
                                        [this]() -> json {
                                            recover_committed_checkpoint_artifacts();
                                            drop_link_to_lost_checkpoint();
-                                           replace_abandoned_sidecar();
+                                           remove_abandoned_sidecar();
                                            return json::object();
                                        });
 }
 
-// After the link's repair, so no crash point of this write finds final_checkpoint naming the lost
-// best. On rank 0, inside the recovery's envelope: an I/O error fails every rank alike.
-void TriggerCallback::replace_abandoned_sidecar() {
-    if (sidecar_abandoned_ && !mutants::is_active(Mutant::abandoned_sidecar_kept)) {
-        persist(/*is_world_process_zero=*/true);
+// Removed, not rewritten: a sidecar of the restored state would carry no replay horizon, and a
+// power loss that then took an unsynced resume checkpoint would let an older resume adopt it and
+// count the steps between again. A missing sidecar is never adopted. After the link's repair, so
+// no crash point here finds final_checkpoint naming the lost best; on rank 0, inside the
+// recovery's envelope, so an I/O error fails every rank alike.
+void TriggerCallback::remove_abandoned_sidecar() {
+    const auto path = state_path();
+    if (sidecar_abandoned_ && path && !mutants::is_active(Mutant::abandoned_sidecar_kept) &&
+        fs_->exists(*path)) {
+        fs_->unlink(*path);
+        fs_->fsync_dir(*config_.output_dir);
     }
     sidecar_abandoned_ = false;
 }
@@ -425,6 +431,7 @@ bool TriggerCallback::load(std::optional<bool> is_world_process_zero) {
     if (!is_main || !path) {
         return false;
     }
+    sidecar_abandoned_ = false;
     const auto document = read_sidecar(*fs_, *path);
     if (document.shape == SidecarShape::missing) {
         return false;

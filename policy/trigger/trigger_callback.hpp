@@ -154,7 +154,7 @@ class TriggerCallback final : public ExportableState {
     void refuse_changed_settings(const nlohmann::json& saved_args, std::int64_t checkpoint_step) const;
     void make_checkpoint_durable(std::int64_t step);
     void drop_link_to_lost_checkpoint();
-    void replace_abandoned_sidecar();
+    void remove_abandoned_sidecar();
     // Throws ValueError naming the setting and its fix (on every rank alike, before any I/O).
     void refuse_unsafe_training_args(const TrainingArguments& args) const;
     bool step_is_scheduled(std::int64_t step) const noexcept;
@@ -193,7 +193,7 @@ class TriggerCallback final : public ExportableState {
     // Cached in on_train_begin so persist() may be called on every rank without racing.
     std::optional<bool> is_world_process_zero_;
     bool resumed_run_ = false;  // on_train_begin saw global_step > 0
-    // load() refused the sidecar as an abandoned history's; on_train_begin's recovery replaces it
+    // load() refused the sidecar as an abandoned history's; on_train_begin's recovery removes it
     // once the link is repaired (finding 27). Cleared by every persist().
     bool sidecar_abandoned_ = false;
     std::uint64_t temp_counter_ = 0;

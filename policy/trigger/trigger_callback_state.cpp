@@ -6,6 +6,7 @@
 #include "policy/base/json_object.hpp"
 #include "policy/base/mutants.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
+#include "policy/formats/trainer_state_probe.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/file_system_error.hpp"
 #include "policy/python/python_values.hpp"
@@ -223,6 +224,13 @@ void TriggerCallback::restore_own_state_from_checkpoint(std::int64_t global_step
     }
     const auto saved = find_saved_trigger_callback_in_file(bytes);  // only stateful_callbacks is parsed
     if (!saved || !saved->state.is_object()) {
+        // Transformers loaded this file, so a text this port cannot read (a number beyond a double,
+        // which Python reads as inf) must not pass for a checkpoint without this callback's state:
+        // a fresh state would reset the counts the checkpoint holds.
+        if (!probe_global_step(bytes)) {
+            throw ValueError("checkpoint evaluation cannot restore its state from " + path +
+                             ": it is not a valid trainer_state.json");
+        }
         return;  // a checkpoint without this callback's state: start as configured, as Transformers
     }
     refuse_unwritten_members(saved->state, path);

@@ -260,6 +260,16 @@ json parse_json_text(std::string_view text) {
     return value;
 }
 
+json parse_json_text_or_discarded(std::string_view text) {
+    if (auto value = read_simple_json(text)) {
+        return std::move(*value);
+    }
+    if (text.find('\0') != std::string_view::npos) {
+        return json(json::value_t::discarded);
+    }
+    return json::parse(text, nullptr, false);
+}
+
 bool json_text_is_valid(std::string_view text) {
     return read_simple_json(text).has_value() ||
            (text.find('\0') == std::string_view::npos && json::accept(text));

@@ -33,4 +33,7 @@ nlohmann::json parse_json_text(std::string_view text);
 // Whether parse_json_text(text) returns rather than throws.
 bool json_text_is_valid(std::string_view text);
 
+// parse_json_text(text), or a discarded value where it would throw.
+nlohmann::json parse_json_text_or_discarded(std::string_view text);
+
 }  // namespace ckpt::sim

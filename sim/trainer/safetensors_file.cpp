@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/base/json_text.hpp"
+#include "sim/base/json_tree_reader.hpp"
 
 namespace ckpt::sim::transformers {
 namespace {
@@ -91,7 +92,8 @@ bool loads_as_safetensors(std::string_view bytes) {
     if (!header_text.starts_with('{')) {
         return false;  // InvalidHeaderStart
     }
-    const auto header = nlohmann::json::parse(header_text, nullptr, false);
+    const auto header =
+        parse_json_text_or_discarded(header_text);  // serde_json: a NUL is trailing characters
     if (!header.is_object()) {
         return false;  // InvalidHeaderDeserialization
     }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/base/json_text.hpp"
+#include "sim/base/json_tree_reader.hpp"
 #include "sim/trainer/safetensors_file.hpp"
 #include "sim/trainer/torch_zip_file.hpp"
 #include "sim/trainer/transformers_checkpoints.hpp"
@@ -90,7 +91,7 @@ std::optional<std::string> weights_load_error(FileSystem& fs, const std::string&
         return "ValueError: Can't find a valid checkpoint at " + checkpoint_dir;
     }
     // load_sharded_checkpoint: json.load the index, then load every shard its weight_map names.
-    const auto index = nlohmann::json::parse(*index_text, nullptr, false);
+    const auto index = parse_json_text_or_discarded(*index_text);
     const auto map = index.is_object() ? index.find("weight_map") : index.end();
     if (map == index.end() || !map->is_object()) {
         return "json.decoder.JSONDecodeError: " + index_path;

@@ -132,10 +132,7 @@ bool ScenarioSimulation::trainer_state_damaged(std::int64_t step) const {
     }
     // Interleaved or torn: damaged for a restore only where the callbacks' states read otherwise.
     const auto callbacks_in = [](std::string_view text) {
-        if (!json_text_is_valid(text)) {
-            return nlohmann::json();
-        }
-        const auto parsed = parse_json_text(text);
+        const auto parsed = parse_json_text_or_discarded(text);
         return parsed.is_object() && parsed.contains("stateful_callbacks") ? parsed["stateful_callbacks"]
                                                                            : nlohmann::json();
     };

@@ -77,6 +77,17 @@ std::string realistic_trainer_state() {
     return state.dump(2) + "\n";
 }
 
+// Transformers' save_to_json is json.dumps(indent=2, sort_keys=True): a grad_norm of nan or inf
+// is written as NaN or Infinity, and load_from_json reads it back. Such a checkpoint is complete.
+TEST(TrainerStateProbe, ATrainerStateWithPythonsNonFiniteConstantsIsComplete) {
+    const std::string text =
+        "{\n  \"global_step\": 12,\n  \"log_history\": [\n    {\n      \"epoch\": 0.5,\n"
+        "      \"grad_norm\": NaN,\n      \"loss\": 0.25,\n      \"step\": 10\n    },\n"
+        "    {\n      \"grad_norm\": Infinity,\n      \"step\": 11\n    },\n"
+        "    {\n      \"grad_norm\": -Infinity,\n      \"step\": 12\n    }\n  ]\n}\n";
+    EXPECT_EQ(probe_global_step(text), 12);
+}
+
 TEST(TrainerStateProbe, AgreesWithAParsedTreeOnEdgeCases) {
     const std::vector<std::string> texts = {
         R"({"global_step": 5})",
@@ -118,6 +129,18 @@ TEST(TrainerStateProbe, AgreesWithAParsedTreeOnEdgeCases) {
         R"([])",
         R"("global_step")",
         R"({})",
+        // Python's constants for a float that is not finite, which Transformers writes when it logs one.
+        R"({"global_step": 5, "log_history": [{"grad_norm": NaN, "step": 5}]})",
+        R"({"global_step": 5, "x": Infinity, "y": [-Infinity, NaN]})",
+        R"({"global_step": NaN})",
+        R"({"global_step": 5, "x": -NaN})",
+        R"({"global_step": 5, "x": nan})",
+        R"({"global_step": 5, "x": Infinit})",
+        R"({"global_step": 5, "x": [1 NaN]})",
+        R"({"global_step": 5, NaN: 1})",
+        R"({"global_step": 5, "x": NaNa})",
+        R"({"global_step": 5, "x": "NaN"})",
+        R"({"global_step": 5, "x": -Infinityx})",
         // A number that converts to an infinite double is refused; one that underflows to zero is not.
         R"({"global_step": 5, "epoch": 2.45E923076923077})",
         R"({"global_step": 5, "epoch": 0.0838926174496e443})",

@@ -1,6 +1,7 @@
 // TriggerCallback::on_train_begin: where the output directory comes from, the sidecar restore
 // in its broadcast envelope, the restored stop, the recovery of link and sidecar after a crash
 // between the checkpoint write and on_save, and the removal of temp files left by a killed writer.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "policy/base/errors.hpp"
+#include "policy/base/mutants.hpp"
 #include "policy/tests/support/trigger_callback_test_support.hpp"
 #include "policy/trigger/trigger_callback.hpp"
 
@@ -21,6 +23,21 @@ class TriggerCallbackResume : public TriggerCallbackTest<Backend> {
         TrainerControl control;
         callback.on_train_begin({.output_dir = this->root()}, {.global_step = 0}, control);
         return control;
+    }
+
+    // A resume from checkpoint-`step` with the callback restoring its own state: the error its
+    // on_train_begin raises, or empty when it raises none.
+    std::string resume_error(std::int64_t step) {
+        auto config = this->config();
+        config.output_dir = this->root();
+        auto callback = this->make(config);
+        TrainerControl control;
+        try {
+            callback.on_train_begin({.output_dir = this->root()}, {.global_step = step}, control);
+        } catch (const RuntimeError& error) {
+            return error.what();
+        }
+        return {};
     }
 };
 TYPED_TEST_SUITE(TriggerCallbackResume, Backends, BackendNames);
@@ -99,18 +116,39 @@ TYPED_TEST(TriggerCallbackResume, ItsOwnRestoreRefusesAGarbledCheckpointNamingTh
     garbled["argss"] = garbled["args"];
     garbled.erase("args");
     write_checkpoint(this->fs(), this->root(), 10, garbled);
-    auto config = this->config();
-    config.output_dir = this->root();
-    auto callback = this->make(config);
-    TrainerControl control;
-    try {
-        callback.on_train_begin({.output_dir = this->root()}, {.global_step = 10}, control);
-        FAIL() << "expected RuntimeError";
-    } catch (const RuntimeError& error) {
-        EXPECT_THAT(
-            std::string(error.what()),
-            ::testing::HasSubstr("checkpoint-10/trainer_state.json: argss is not a member it writes"));
+    EXPECT_THAT(this->resume_error(10),
+                ::testing::HasSubstr("checkpoint-10/trainer_state.json: argss is not a member it writes"));
+}
+
+// Transformers read the file (Python reads a number beyond a double as inf); a text the port
+// cannot read must not pass for a checkpoint without the callback's state, whose counts it would
+// reset.
+TYPED_TEST(TriggerCallbackResume, ItsOwnRestoreRefusesATextItCannotReadNamingTheFile) {
+    write_checkpoint(this->fs(), this->root(), 10, this->callback_state_after({0.5}));
+    const auto path = this->root() + "/checkpoint-10/trainer_state.json";
+    auto text = this->fs().read_file(path);
+    text.insert(1, "\"total_flos\": 1e400, ");
+    this->fs().write_file(path, text);
+    EXPECT_THAT(
+        this->resume_error(10),
+        ::testing::HasSubstr("checkpoint-10/trainer_state.json: it is not a valid trainer_state.json"));
+}
+
+// Finding 27: a sidecar refused because its best checkpoint is gone is removed, or a later resume
+// would adopt its counts once a new history rewrote that checkpoint with the same step and score.
+TYPED_TEST(TriggerCallbackResume, ASidecarFromAnAbandonedHistoryIsRemoved) {
+    auto writer = this->from_state(this->callback_state_after({0.5}));
+    writer.persist();  // its best checkpoint was never written
+    {
+        const mutants::MutantScope kept(mutants::Mutant::abandoned_sidecar_kept);
+        auto callback = this->make();
+        this->begin(callback);
+        EXPECT_TRUE(this->fs().exists(this->sidecar_path()));
     }
+    auto callback = this->make();
+    this->begin(callback);
+    EXPECT_FALSE(this->fs().exists(this->sidecar_path()));
+    EXPECT_EQ(callback.policy().state().evaluation_count, 0);
 }
 
 TYPED_TEST(TriggerCallbackResume, RestoresADurableStopIntoShouldTrainingStop) {

@@ -21,9 +21,9 @@
 
 namespace ckpt::sim::testing {
 
-// The tree Python's json.loads gives for `text`, as nlohmann builds it: json::parse's, except that
-// a text holding a NUL byte is refused (discarded), where nlohmann may take one for the end of
-// the input. The checkers read the files as Transformers and the seed read them.
+// json::parse's tree for `text`, except that a text holding a NUL byte is refused (discarded), as
+// Python's json.loads refuses it, where nlohmann may take one for the end of the input. A number
+// beyond a double stays refused (Python would read inf): the checkers and the port agree on that.
 inline nlohmann::json python_dom(std::string_view text) {
     if (text.find('\0') != std::string_view::npos) {
         return nlohmann::json(nlohmann::json::value_t::discarded);
