@@ -185,11 +185,13 @@ def parse_lenient_json(data: Any) -> Any:
     """nlohmann::json::parse(text, nullptr, false): the value, or None when the text is invalid.
 
     Duplicate keys keep the last value, as nlohmann and Python both do. Used where the port
-    reads a trainer_state.json (probe, records_best, own-state restore).
+    reads a trainer_state.json (probe, records_best, own-state restore). NaN, Infinity and
+    -Infinity are read, as the port's probe reads them: json.dumps writes a logged grad_norm of
+    nan or inf so, and Transformers reads it back (finding 28).
     """
     try:
         text = _decode_text(data)
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        value = json.loads(text, parse_float=_finite_float)
     except (ValueError, RecursionError):
         return _INVALID
     return _INVALID if _has_lone_surrogate(value) else value

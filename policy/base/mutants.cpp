@@ -6,7 +6,7 @@
 namespace ckpt::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 56> kCatalogue{{
+constexpr std::array<MutantInfo, 57> kCatalogue{{
     {Mutant::stale_callback_state, "stale_callback_state",
      "seed 000: only TrainerControl is refreshed before trainer_state.json, so callback state lags"},
     {Mutant::same_class_overwrite, "same_class_overwrite",
@@ -139,6 +139,9 @@ constexpr std::array<MutantInfo, 56> kCatalogue{{
     {Mutant::refusal_misnames_setting, "refusal_misnames_setting",
      "a resume under a changed tie_policy is refused, but the message names patience_start_step (a "
      "copy-paste slip), so the operator undoes the wrong setting"},
+    {Mutant::python_constants_refused, "python_constants_refused",
+     "the completeness probe holds trainer_state.json to strict JSON, so a checkpoint whose log_history "
+     "holds a grad_norm of NaN or Infinity (json.dumps's nan and inf) is taken for a torn one"},
 }};
 
 // Planted and armed like the others, but no property kills them within the CI budget yet; the

@@ -84,6 +84,7 @@ enum class Mutant : std::uint8_t {
     refusal_misnames_setting,
     bin_weights_trusted,
     abandoned_sidecar_kept,
+    python_constants_refused,
 };
 
 struct MutantInfo {

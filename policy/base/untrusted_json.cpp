@@ -4,6 +4,8 @@
 // documents without a repeated key take plain_json.hpp's fast path to the same tree.
 #include "policy/base/untrusted_json.hpp"
 
+#include <optional>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -21,6 +23,42 @@ namespace {
 
 std::string at(std::size_t offset) {
     return " at byte " + std::to_string(offset);
+}
+
+// `text` with each NaN, Infinity and -Infinity outside strings written as " null ": the spaces
+// keep a constant glued to another token ("1NaN", "NaN5"), which json.loads refuses, two values in
+// a row. Nothing when the text holds none. The text already passed untrusted_json_defect.
+std::optional<std::string> python_constants_as_null(std::string_view text) {
+    std::string out;
+    bool in_string = false;
+    bool replaced = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            out += c;
+            if (c == '\\' && i + 1 < text.size()) {
+                out += text[++i];
+            } else {
+                in_string = c != '"';
+            }
+            continue;
+        }
+        std::size_t length = 0;
+        for (const std::string_view word : {"NaN", "Infinity", "-Infinity"}) {
+            if (text.substr(i).starts_with(word)) {
+                length = word.size();
+            }
+        }
+        if (length == 0) {
+            in_string = c == '"';
+            out += c;
+            continue;
+        }
+        out += " null ";
+        i += length - 1;
+        replaced = true;
+    }
+    return replaced ? std::optional<std::string>(std::move(out)) : std::nullopt;
 }
 
 }  // namespace
@@ -64,6 +102,12 @@ std::string untrusted_json_defect(std::string_view text, std::size_t max_depth) 
 json parse_untrusted_json(std::string_view text, const std::string& document, JsonLimits limits) {
     if (auto defect = untrusted_json_defect(text, limits.max_depth); !defect.empty()) {
         throw MalformedJson(document, std::move(defect));
+    }
+    if (limits.python_constants_as_null) {
+        if (const auto replaced = python_constants_as_null(text)) {
+            limits.python_constants_as_null = false;
+            return parse_untrusted_json(*replaced, document, limits);
+        }
     }
     // The documents ckptsim writes are plain: read without nlohmann's callback parser into the
     // tree it would build (plain_json.hpp). A repeated key the limits refuse declines, so the

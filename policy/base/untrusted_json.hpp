@@ -32,6 +32,11 @@ class MalformedJson : public ValueError {
 struct JsonLimits {
     std::size_t max_depth = kMaxJsonDepth;
     bool reject_duplicate_keys = true;
+    // Python's json.loads also reads NaN, Infinity and -Infinity where a value stands, and
+    // json.dumps writes a float that is not finite so: Transformers' trainer_state.json holds them
+    // when it logged a grad_norm of nan or inf (finding 28). Allowed, they read as null, for a
+    // reader that needs no logged number.
+    bool python_constants_as_null = false;
 };
 
 // Why `text` cannot be handed to the JSON parser (invalid UTF-8, a control byte, nesting beyond
@@ -39,8 +44,8 @@ struct JsonLimits {
 std::string untrusted_json_defect(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
 
 // Parses `text`, named `document` in errors. Throws MalformedJson for anything the scan refuses,
-// any parse error (including NaN/Infinity tokens and numbers no double holds) and, unless the
-// limits allow them, a key repeated within one object.
+// any parse error (including NaN/Infinity tokens unless the limits allow them, and numbers no
+// double holds) and, unless the limits allow them, a key repeated within one object.
 nlohmann::json parse_untrusted_json(std::string_view text, const std::string& document,
                                     JsonLimits limits = {});
 

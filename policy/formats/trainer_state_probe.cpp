@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/base/byte_words.hpp"
+#include "policy/base/mutants.hpp"
 #include "policy/formats/json_string_scan.hpp"
 #include "policy/formats/saved_trigger_callback.hpp"
 
@@ -197,11 +198,15 @@ class GlobalStepScanner {
             // Python's json.dumps writes a float that is not finite as these, and json.loads reads
             // them: Transformers logs a grad_norm of nan or inf that way (finding 28).
             case 'N':
-                return scan_literal("NaN");
+                return !mutants::is_active(mutants::Mutant::python_constants_refused) && scan_literal("NaN");
             case 'I':
-                return scan_literal("Infinity");
+                return !mutants::is_active(mutants::Mutant::python_constants_refused) &&
+                       scan_literal("Infinity");
             case '-':
                 if (end_ - at_ > 1 && at_[1] == 'I') {
+                    if (mutants::is_active(mutants::Mutant::python_constants_refused)) {
+                        return false;
+                    }
                     return scan_literal("-Infinity");
                 }
                 return scan_number(is_step);

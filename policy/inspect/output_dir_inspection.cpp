@@ -38,7 +38,9 @@ struct ParsedObject {
 
 ParsedObject parse_object_file(FileSystem& fs, const std::string& path, const std::string& shown) {
     try {
-        auto document = parse_untrusted_json(fs.read_file(path), shown);
+        // Transformers' json.loads reads the NaN and Infinity json.dumps writes for a logged grad_norm
+        // of nan or inf (finding 28); nothing the doctor reads is such a number.
+        auto document = parse_untrusted_json(fs.read_file(path), shown, {.python_constants_as_null = true});
         if (!document.is_object()) {
             return {std::nullopt,
                     shown + ": the top level is a " + std::string(document.type_name()) + ", not an object"};

@@ -60,7 +60,22 @@ char* format_number(char* at, double value) {
     return nlohmann::detail::to_chars(at, at + kNumberRoom, value);
 }
 
+// Python's json.dumps: NaN, Infinity, -Infinity.
+char* format_python_constant(char* at, double value) {
+    const std::string_view word = std::isnan(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
+    std::memcpy(at, word.data(), word.size());
+    return at + word.size();
+}
+
 }  // namespace
+
+void append_python_constant(std::string& out, double value) {
+    if (std::isfinite(value)) {
+        throw std::invalid_argument("append_python_constant needs a nan or an infinity");
+    }
+    char word[kNumberRoom];
+    out.append(word, format_python_constant(word, value));
+}
 
 void append_json_integer(std::string& out, std::int64_t value) {
     char digits[kNumberRoom];
@@ -144,8 +159,8 @@ class TextSink {
 // text depends on its depth, so the writer only notes it and the caller lets nlohmann write all.
 class JsonTextWriter {
   public:
-    JsonTextWriter(TextSink& out, int indent, bool ensure_ascii)
-        : out_(out), step_(indent), ensure_ascii_(ensure_ascii) {}
+    JsonTextWriter(TextSink& out, int indent, bool ensure_ascii, NonFinite non_finite = NonFinite::null)
+        : out_(out), step_(indent), ensure_ascii_(ensure_ascii), non_finite_(non_finite) {}
 
     bool met_binary() const noexcept { return met_binary_; }
 
@@ -185,9 +200,13 @@ class JsonTextWriter {
                 out_.commit(std::to_chars(at, at + kNumberRoom, value.get<std::uint64_t>()).ptr);
                 return;
             }
-            case Type::number_float:
-                out_.commit(format_number(out_.number_slot(), value.get<double>()));
+            case Type::number_float: {
+                const double number = value.get<double>();
+                out_.commit(non_finite_ == NonFinite::python_constants && !std::isfinite(number)
+                                ? format_python_constant(out_.number_slot(), number)
+                                : format_number(out_.number_slot(), number));
                 return;
+            }
             case Type::binary:
                 if (step_ >= 0) {
                     met_binary_ = true;
@@ -298,6 +317,7 @@ class JsonTextWriter {
     TextSink& out_;
     int step_;
     bool ensure_ascii_;
+    NonFinite non_finite_;
     bool met_binary_ = false;
 };
 
@@ -309,12 +329,12 @@ void append_json_value(std::string& out, const json& value) {
     out += sink.text();
 }
 
-std::string dump_indented_json(const json& value, int indent, bool ensure_ascii) {
+std::string dump_indented_json(const json& value, int indent, bool ensure_ascii, NonFinite non_finite) {
     if (indent < 0) {
         throw std::invalid_argument("dump_indented_json needs an indent of at least 0");
     }
     TextSink sink;
-    JsonTextWriter writer(sink, indent, ensure_ascii);
+    JsonTextWriter writer(sink, indent, ensure_ascii, non_finite);
     writer.write(value, 0);
     if (writer.met_binary()) {
         return value.dump(indent, ' ', ensure_ascii);

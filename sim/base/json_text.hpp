@@ -28,8 +28,18 @@ void append_json_value(std::string& out, const nlohmann::json& value);
 void append_json_integer(std::string& out, std::int64_t value);
 void append_json_unsigned(std::string& out, std::uint64_t value);
 
+// A nan or an infinity as Python's json.dumps writes it (NaN, Infinity, -Infinity), where dump()
+// writes null; Transformers' save_to_json writes a logged grad_norm of nan or inf so (finding 28).
+// Throws std::invalid_argument for a finite value.
+void append_python_constant(std::string& out, double value);
+
+// How dump_indented_json writes a nan or an infinity: as dump() does, or as json.dumps does.
+enum class NonFinite { null, python_constants };
+
 // value.dump(indent, ' ', ensure_ascii) for indent >= 0, byte for byte (a document holding a
-// binary value, whose layout nlohmann ties to its depth, is dumped by nlohmann whole).
-std::string dump_indented_json(const nlohmann::json& value, int indent, bool ensure_ascii);
+// binary value, whose layout nlohmann ties to its depth, is dumped by nlohmann whole), except that
+// with python_constants a nan or an infinity is written as append_python_constant writes it.
+std::string dump_indented_json(const nlohmann::json& value, int indent, bool ensure_ascii,
+                               NonFinite non_finite = NonFinite::null);
 
 }  // namespace ckpt::sim

@@ -1,13 +1,16 @@
 // json_tree_reader.hpp: one pass of recursive descent that gives up (returns false) at the first
 // byte outside the simple subset, so whether a text is valid, and every error, stay nlohmann's.
+// Python's constants reach nlohmann as number tokens of their own, told apart by their text.
 #include "sim/base/json_tree_reader.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "policy/base/byte_words.hpp"
 
@@ -24,10 +27,13 @@ constexpr bool is_digit(char c) noexcept {
     return c >= '0' && c <= '9';
 }
 
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
 class SimpleJsonReader {
   public:
-    explicit SimpleJsonReader(std::string_view text) noexcept
-        : next_(text.data()), end_(text.data() + text.size()) {}
+    SimpleJsonReader(std::string_view text, JsonDialect dialect) noexcept
+        : next_(text.data()), end_(text.data() + text.size()), python_(dialect == JsonDialect::python) {}
 
     bool read_document(json& out) {
         skip_blanks();
@@ -103,7 +109,25 @@ class SimpleJsonReader {
             }
             return true;
         }
+        if (python_ &&
+            (first == 'N' || first == 'I' || (first == '-' && end_ - next_ > 1 && next_[1] == 'I'))) {
+            return read_python_constant(out);
+        }
         return read_number(out);
+    }
+
+    // json.loads's NaN, Infinity and -Infinity.
+    bool read_python_constant(json& out) noexcept {
+        if (take_word("NaN")) {
+            out = kNan;
+        } else if (take_word("Infinity")) {
+            out = kInfinity;
+        } else if (take_word("-Infinity")) {
+            out = -kInfinity;
+        } else {
+            return false;
+        }
+        return true;
     }
 
     // A string of printable ASCII with no escape, its bytes as they stand between the quotes.
@@ -236,43 +260,128 @@ class SimpleJsonReader {
 
     const char* next_;
     const char* end_;
+    bool python_;
 };
+
+// Number tokens that stand for Python's constants in the text handed to nlohmann: zeros with an
+// exponent no writer produces, read as 0.0 and told apart by their text. Each is written between
+// spaces, so that it joins no neighbouring token: "1NaN" or "NaN5", which json.loads refuses, stay
+// two values in a row, which nlohmann refuses.
+constexpr std::string_view kStandInMark = "0e-7700000000000000000";
+constexpr std::string_view kNanStandIn = " 0e-77000000000000000001 ";
+constexpr std::string_view kInfinityStandIn = " 0e-77000000000000000002 ";
+constexpr std::string_view kNegativeInfinityStandIn = " 0e-77000000000000000003 ";
+
+// nlohmann's DOM builder, reading the stand-ins back as the constants they replaced.
+class PythonConstantsDomBuilder : public nlohmann::detail::json_sax_dom_parser<json> {
+  public:
+    using json_sax_dom_parser::json_sax_dom_parser;
+
+    bool number_float(double value, const std::string& token) {
+        if (token.size() == kNanStandIn.size() - 2 && token.starts_with(kStandInMark)) {
+            const char kind = token.back();
+            value = kind == '1' ? kNan : kind == '2' ? kInfinity : -kInfinity;
+        }
+        return json_sax_dom_parser::number_float(value, token);
+    }
+};
+
+// `text` with each of Python's constants outside strings replaced by its stand-in; nothing when it
+// holds none (or already holds a stand-in's mark, which no reader writes: then nlohmann's rules stand).
+std::optional<std::string> with_stand_ins(std::string_view text) {
+    if (text.find(kStandInMark) != std::string_view::npos) {
+        return std::nullopt;
+    }
+    std::string out;
+    bool in_string = false;
+    bool replaced = false;
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        const char c = text[at];
+        if (in_string) {
+            if (c == '\\' && at + 1 < text.size()) {
+                out += c;
+                out += text[++at];
+                continue;
+            }
+            in_string = c != '"';
+        } else if (c == '"') {
+            in_string = true;
+        } else if (const auto rest = text.substr(at);
+                   rest.starts_with("NaN") || rest.starts_with("Infinity") || rest.starts_with("-Infinity")) {
+            const bool nan = rest.starts_with("NaN");
+            const bool negative = rest.front() == '-';
+            out += nan ? kNanStandIn : negative ? kNegativeInfinityStandIn : kInfinityStandIn;
+            at += (nan ? 3 : negative ? 9 : 8) - 1;
+            replaced = true;
+            continue;
+        }
+        out += c;
+    }
+    if (!replaced) {
+        return std::nullopt;
+    }
+    return out;
+}
+
+// nlohmann's parse of a text the simple reader declined, with a python text's constants; a NUL
+// byte anywhere refuses it (a parse_error, or discarded when exceptions are off).
+json parse_declined(std::string_view text, JsonDialect dialect, bool allow_exceptions) {
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+        if (!allow_exceptions) {
+            return json(json::value_t::discarded);
+        }
+        [[maybe_unused]] const auto parsed = json::parse(text);  // an error before the NUL is nlohmann's
+        throw json::parse_error::create(101, nul + 1, "syntax error: a NUL byte, which json.loads refuses",
+                                        nullptr);
+    }
+    if (dialect == JsonDialect::python) {
+        if (const auto replaced = with_stand_ins(text)) {
+            json value;
+            PythonConstantsDomBuilder builder(value, allow_exceptions);
+            if (!json::sax_parse(*replaced, &builder)) {
+                return json(json::value_t::discarded);
+            }
+            return value;
+        }
+    }
+    return json::parse(text, nullptr, allow_exceptions);
+}
 
 }  // namespace
 
-std::optional<json> read_simple_json(std::string_view text) {
+std::optional<json> read_simple_json(std::string_view text, JsonDialect dialect) {
     json value;
-    if (!SimpleJsonReader(text).read_document(value)) {
+    if (!SimpleJsonReader(text, dialect).read_document(value)) {
         return std::nullopt;
     }
     return value;
 }
 
-json parse_json_text(std::string_view text) {
-    if (auto value = read_simple_json(text)) {
+json parse_json_text(std::string_view text, JsonDialect dialect) {
+    if (auto value = read_simple_json(text, dialect)) {
         return std::move(*value);
     }
-    auto value = json::parse(text);  // where nlohmann refuses the text, its parse_error stands
-    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
-        throw json::parse_error::create(101, nul + 1, "syntax error: a NUL byte, which json.loads refuses",
-                                        nullptr);
-    }
-    return value;
+    return parse_declined(text, dialect, /*allow_exceptions=*/true);
 }
 
-json parse_json_text_or_discarded(std::string_view text) {
-    if (auto value = read_simple_json(text)) {
+json parse_json_text_or_discarded(std::string_view text, JsonDialect dialect) {
+    if (auto value = read_simple_json(text, dialect)) {
         return std::move(*value);
+    }
+    return parse_declined(text, dialect, /*allow_exceptions=*/false);
+}
+
+bool json_text_is_valid(std::string_view text, JsonDialect dialect) {
+    if (read_simple_json(text, dialect).has_value()) {
+        return true;
     }
     if (text.find('\0') != std::string_view::npos) {
-        return json(json::value_t::discarded);
+        return false;
     }
-    return json::parse(text, nullptr, false);
-}
-
-bool json_text_is_valid(std::string_view text) {
-    return read_simple_json(text).has_value() ||
-           (text.find('\0') == std::string_view::npos && json::accept(text));
+    if (dialect == JsonDialect::python && with_stand_ins(text)) {
+        return !parse_json_text_or_discarded(text, dialect).is_discarded();
+    }
+    return json::accept(text);
 }
 
 }  // namespace ckpt::sim

@@ -138,7 +138,15 @@ Next Scanner::start_value() {
             return in_.literal("false") ? Next::value_ended : Next::refused;
         case 'n':
             return in_.literal("null") ? Next::value_ended : Next::refused;
+        case 'N':
+            return in_.literal("NaN") ? Next::value_ended : Next::refused;
+        case 'I':
+            return in_.literal("Infinity") ? Next::value_ended : Next::refused;
         case '-':
+            if (in_.end - in_.at > 1 && in_.at[1] == 'I') {
+                return in_.literal("-Infinity") ? Next::value_ended : Next::refused;
+            }
+            [[fallthrough]];
         case '0':
         case '1':
         case '2':

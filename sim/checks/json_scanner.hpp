@@ -1,7 +1,10 @@
 // A validating JSON scanner for the checkers: it accepts exactly the texts nlohmann::json::parse
 // accepts (RFC 8259 grammar, UTF-8, escapes and surrogate pairs, a leading BOM, numbers that
-// overflow a double refused), except a text holding a NUL byte, which nlohmann takes for the end
-// of the input and Python's json.loads, Transformers' reader, refuses. It builds no tree and copies
+// overflow a double refused), with the two differences of Python's json.loads, Transformers' and
+// the seed's reader: a text holding a NUL byte, which nlohmann takes for the end of the input, is
+// refused, and NaN, Infinity and -Infinity where a value stands are accepted (json.dumps writes a
+// logged grad_norm of nan or inf so: finding 28). A sidecar, which the port reads with nlohmann,
+// never holds one: the port writes no non-finite number and no damage makes one. It builds no tree and copies
 // no string: it only reports where the values of a few named top-level members lie, the last
 // occurrence of a name winning as in a parsed object. Independent of the policy's parsers.
 #pragma once
@@ -16,7 +19,7 @@
 namespace ckpt::sim {
 
 enum class JsonShape {
-    invalid,  // nlohmann::json::parse refuses the text, or it holds a NUL byte
+    invalid,  // json.loads refuses the text (nlohmann's rules, a NUL byte, Python's constants allowed)
     object,   // valid, and the top level is an object
     other,    // valid, and the top level is an array or a scalar
 };

@@ -84,6 +84,13 @@ void TrainerOverrides::add_to(CLI::App* command) {
                         "Override TrainingArguments.save_on_each_node (true|false; with one node it changes "
                         "nothing)");
     command
+        ->add_option("--max-grad-norm", max_grad_norm,
+                     "Override TrainingArguments.max_grad_norm (0: no clipping, and no grad_norm logged)")
+        ->check(CLI::Range(0.0, 1e6));
+    command->add_option("--gradient-overflows", gradient_overflows,
+                        "Override whether some steps' gradients overflow, logging a grad_norm of inf or nan "
+                        "(true|false)");
+    command
         ->add_option("--nodes", nodes,
                      "Override the number of nodes the ranks are split over, in scenarios whose ranks it "
                      "divides (others keep theirs)")
@@ -96,7 +103,7 @@ bool TrainerOverrides::any() const noexcept {
            stateful_callbacks_refresh || restored_callbacks_position || save_strategy ||
            metric_for_best_model || greater_is_better || load_best_model_at_end || eval_strategy ||
            eval_steps || logging_steps || weights_shards || early_stopping_callback || save_only_model ||
-           save_safetensors || save_on_each_node || nodes;
+           save_safetensors || save_on_each_node || max_grad_norm || gradient_overflows || nodes;
 }
 
 void TrainerOverrides::apply(sim::Scenario& scenario) const {
@@ -181,6 +188,12 @@ void TrainerOverrides::apply_best_model_overrides(sim::TrainerOptions& trainer) 
     if (save_on_each_node) {
         trainer.save_on_each_node = *save_on_each_node;
     }
+    if (max_grad_norm) {
+        trainer.max_grad_norm = *max_grad_norm;
+    }
+    if (gradient_overflows) {
+        trainer.gradient_overflows = *gradient_overflows;
+    }
 }
 
 nlohmann::json TrainerOverrides::to_json() const {
@@ -211,6 +224,8 @@ nlohmann::json TrainerOverrides::to_json() const {
     put("save-only-model", save_only_model);
     put("save-safetensors", save_safetensors);
     put("save-on-each-node", save_on_each_node);
+    put("max-grad-norm", max_grad_norm);
+    put("gradient-overflows", gradient_overflows);
     put("nodes", nodes);
     return out;
 }

@@ -36,6 +36,8 @@ struct TrainerOverrides {
     std::optional<bool> save_only_model;
     std::optional<bool> save_safetensors;
     std::optional<bool> save_on_each_node;
+    std::optional<double> max_grad_norm;
+    std::optional<bool> gradient_overflows;
     std::optional<int> nodes;  // applied where it divides the ranks
 
     void add_to(CLI::App* command);

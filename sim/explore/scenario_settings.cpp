@@ -65,6 +65,8 @@ const std::array kFields{
     field<T, &TrainerOptions::metric_for_best_model>("metric_for_best_model"),
     field<T, &TrainerOptions::greater_is_better>("greater_is_better"),
     field<T, &TrainerOptions::load_best_model_at_end>("load_best_model_at_end"),
+    field<T, &TrainerOptions::max_grad_norm>("max_grad_norm"),
+    field<T, &TrainerOptions::gradient_overflows>("gradient_overflows"),
     field<C, &CallbackOptions::early_stopping_callbacks>("early_stopping_callbacks"),
     // Before the state keys, so a shrink never leaves mixed keys without them.
     field<C, &CallbackOptions::early_stopping_mixed_keys>("early_stopping_mixed_keys"),

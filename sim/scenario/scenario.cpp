@@ -181,6 +181,9 @@ void read_best_model_options(const Reader& r, TrainerOptions& trainer) {
     trainer.load_best_model_at_end = r.boolean("load_best_model_at_end", false);
 }
 
+// The largest max_grad_norm a scenario file may ask for: any clipping threshold behaves alike here.
+constexpr double kMostGradNorm = 1e6;
+
 // eval_strategy, eval_steps (null is unset) and logging_steps; absent keys are Transformers'
 // defaults, under which the older model ran no evaluation of its own.
 void read_evaluation_options(const Reader& r, TrainerOptions& trainer) {
@@ -193,6 +196,13 @@ void read_evaluation_options(const Reader& r, TrainerOptions& trainer) {
     trainer.save_only_model = r.boolean("save_only_model", false);
     trainer.save_on_each_node = r.boolean("save_on_each_node", false);
     trainer.save_safetensors = r.boolean("save_safetensors", true);
+    if (const auto* norm = r.find("max_grad_norm")) {
+        if (!norm->is_number() || !(norm->get<double>() >= 0.0) || norm->get<double>() > kMostGradNorm) {
+            bad_field(r.path("max_grad_norm"), "must be a number between 0 and 1000000");
+        }
+        trainer.max_grad_norm = norm->get<double>();
+    }
+    trainer.gradient_overflows = r.boolean("gradient_overflows", false);
 }
 
 }  // namespace
@@ -266,6 +276,12 @@ json Scenario::to_json() const {
     if (!trainer.save_safetensors) {
         out["save_safetensors"] = false;
     }
+    if (trainer.max_grad_norm != TrainerOptions{}.max_grad_norm) {
+        out["max_grad_norm"] = trainer.max_grad_norm;
+    }
+    if (trainer.gradient_overflows) {
+        out["gradient_overflows"] = true;
+    }
     if (trainer.transformers_release != TrainerOptions{}.transformers_release) {
         out["transformers_release"] = kTransformersReleaseNames.name(trainer.transformers_release);
     }
@@ -326,6 +342,8 @@ Scenario Scenario::from_json(const json& document) {
                       "save_only_model",
                       "save_safetensors",
                       "save_on_each_node",
+                      "max_grad_norm",
+                      "gradient_overflows",
                       "nodes",
                       "early_stopping_callbacks",
                       "early_stopping_state_keys",

@@ -273,6 +273,14 @@ struct TrainerOptions {
     // should_save). Meant for node-local storage; the simulated nodes share one output_dir, so a
     // checkpoint's files are written once per node and rotation runs once per node.
     bool save_on_each_node = false;
+    // TrainingArguments.max_grad_norm (Transformers' default 1.0): above 0 the gradients are
+    // clipped, and each training log carries their norm before clipping as "grad_norm"; 0 neither
+    // clips nor logs one. Scenario files without it keep the older model, which logged no norm.
+    double max_grad_norm = 0.0;
+    // Not a TrainingArguments field: whether some steps' gradients overflow (a diverging step,
+    // fp16's loss scale too high), so that the norm logged at them is inf or nan, which json.dumps
+    // writes into trainer_state.json as Infinity and NaN (finding 28).
+    bool gradient_overflows = false;
 
     std::int64_t effective_eval_steps() const { return eval_steps.value_or(logging_steps); }
 

@@ -243,6 +243,13 @@ void draw_evaluations(std::uint64_t seed, TrainerOptions& trainer) {
     trainer.save_only_model = roll(rng, mix.save_only_model);  // last: the draws above keep their values
 }
 
+// Gradient clipping and overflowing gradients (finding 28), from a stream of their own.
+void draw_gradients(std::uint64_t seed, TrainerOptions& trainer) {
+    Rng rng = Rng(seed).derive("gradients");
+    trainer.max_grad_norm = roll(rng, kSwarm.gradients.clipping_off) ? 0.0 : 1.0;
+    trainer.gradient_overflows = roll(rng, kSwarm.gradients.overflows);
+}
+
 // Transformers' own EarlyStoppingCallback, from a stream of its own. Beside mixed state keys the
 // callbacks stay the port's: Transformers' has no state_key.
 void draw_early_stopping_callback(std::uint64_t seed, Scenario& s) {
@@ -352,6 +359,7 @@ Scenario draw_scenario(std::uint64_t seed) {
     draw_trainer_realism(seed, s.trainer);
     draw_release_inputs(seed, s);
     draw_evaluations(seed, s.trainer);
+    draw_gradients(seed, s.trainer);
     draw_early_stopping_callback(seed, s);
     draw_nodes(seed, s);
     draw_added_callback(seed, s.callbacks);

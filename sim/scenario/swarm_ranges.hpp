@@ -127,6 +127,14 @@ struct NodeMix {
     Odds save_on_each_node{2, 3};  // of those: each node's local rank 0 saves and rotates
 };
 
+// Finding 28: gradient clipping, and gradients that overflow, from a stream of their own (swarm.cpp's
+// draw_gradients). Transformers' default max_grad_norm, 1.0, stays the most drawn: with it every
+// training log carries a grad_norm.
+struct GradientMix {
+    Odds clipping_off{1, 5};  // max_grad_norm 0: no grad_norm in the logs
+    Odds overflows{1, 3};     // some steps' norms are inf or nan
+};
+
 struct SwarmRanges {
     RankMix ranks;
     Range<std::int64_t> max_steps{400, 1400};
@@ -168,6 +176,7 @@ struct SwarmRanges {
     EvaluationMix evaluations;
     StockEarlyStoppingMix stock_early_stopping;
     NodeMix nodes;
+    GradientMix gradients;
     Odds watchdog{17, 20};
     BuggifyMix buggify;
 };

@@ -4,6 +4,7 @@
 #include "sim/trainer/log_history.hpp"
 
 #include <array>
+#include <cmath>
 #include <stdexcept>
 #include <string_view>
 
@@ -50,6 +51,8 @@ void LogHistory::append(std::initializer_list<Metric> logs, double epoch, std::i
         text.append("\n      \"").append(members[i].name).append("\": ");
         if (members[i].is_step) {
             append_json_integer(text, step);
+        } else if (!std::isfinite(members[i].value)) {
+            append_python_constant(text, members[i].value);
         } else {
             append_json_number(text, members[i].value);
         }
@@ -81,7 +84,7 @@ void LogHistory::restore(const nlohmann::json& entries) {
         return;
     }
     for (const auto& entry : entries) {
-        append_dumped(dump_indented_json(entry, 2, /*ensure_ascii=*/true));
+        append_dumped(dump_indented_json(entry, 2, /*ensure_ascii=*/true, NonFinite::python_constants));
     }
 }
 

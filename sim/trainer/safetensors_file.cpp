@@ -92,8 +92,8 @@ bool loads_as_safetensors(std::string_view bytes) {
     if (!header_text.starts_with('{')) {
         return false;  // InvalidHeaderStart
     }
-    const auto header =
-        parse_json_text_or_discarded(header_text);  // serde_json: a NUL is trailing characters
+    const auto header = parse_json_text_or_discarded(
+        header_text, JsonDialect::strict);  // serde_json: a NUL is trailing characters
     if (!header.is_object()) {
         return false;  // InvalidHeaderDeserialization
     }

@@ -9,7 +9,7 @@
 namespace ckpt::sim::transformers {
 
 std::string trainer_state_text(const nlohmann::json& state) {
-    auto text = dump_indented_json(state, 2, /*ensure_ascii=*/true);
+    auto text = dump_indented_json(state, 2, /*ensure_ascii=*/true, NonFinite::python_constants);
     text += '\n';
     return text;
 }

@@ -182,14 +182,21 @@ TraceFields scenario_fields(const Scenario& scenario) {
     }
     faults += ']';
     fields.raw("faults", faults)
-        .raw("gate_steps",
-             array_text(callbacks.gate_steps,
-                        [](std::string& text, std::int64_t step) { append_json_integer(text, step); }))
+        .raw("gate_steps", array_text(callbacks.gate_steps, [](std::string& text, std::int64_t step) {
+                 append_json_integer(text, step);
+             }));
+    if (trainer.gradient_overflows) {
+        fields.boolean("gradient_overflows", true);
+    }
+    fields
         .raw("greater_is_better",
              trainer.greater_is_better ? boolean_text(*trainer.greater_is_better) : "null")
         .boolean("load_best_model_at_end", trainer.load_best_model_at_end)
-        .integer("logging_steps", trainer.logging_steps)
-        .integer("max_steps", trainer.max_steps);
+        .integer("logging_steps", trainer.logging_steps);
+    if (trainer.max_grad_norm != TrainerOptions{}.max_grad_norm) {
+        fields.number("max_grad_norm", trainer.max_grad_norm);
+    }
+    fields.integer("max_steps", trainer.max_steps);
     if (trainer.metric_for_best_model.empty()) {
         fields.null("metric_for_best_model");
     } else {

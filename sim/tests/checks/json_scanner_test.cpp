@@ -4,7 +4,10 @@
 // covers the UTF-8 table exhaustively. The oracle (json_scanner_oracle.hpp) is nlohmann itself.
 #include "sim/checks/json_scanner.hpp"
 
+#include <array>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,6 +17,7 @@
 namespace ckpt::sim {
 namespace {
 
+using testing::python_dom;
 using testing::scanner_disagreement;
 
 std::string bytes(std::initializer_list<int> values) {
@@ -212,6 +216,23 @@ TEST(JsonScanner, AgreesWithNlohmannOnEachGrammarRule) {
             EXPECT_EQ(scanner_disagreement(text), "") << text.substr(0, 200);
         }
     }
+}
+
+// Python's constants (finding 28): json.loads's verdict on each, for the scanner and for the
+// oracle the other tests hold it to.
+TEST(JsonScanner, ReadsPythonsConstantsWhereJsonLoadsDoes) {
+    for (const auto& [text, valid] : testing::python_constant_verdicts()) {
+        const auto shape = !valid                ? JsonShape::invalid
+                           : text.front() == '{' ? JsonShape::object
+                                                 : JsonShape::other;
+        EXPECT_EQ(scan_json(text, {}, {}), shape) << text;
+        EXPECT_EQ(python_dom(text).is_discarded(), !valid) << text;
+        EXPECT_EQ(scanner_disagreement(text), "") << text;
+    }
+    const std::array<std::string_view, 1> names = {"grad_norm"};
+    std::array<std::string_view, 1> values{};
+    ASSERT_EQ(scan_json("{\"grad_norm\": -Infinity, \"loss\": 1.0}", names, values), JsonShape::object);
+    EXPECT_EQ(values[0], "-Infinity");
 }
 
 // Every two-byte sequence inside a string, alone and followed by two continuations, spans

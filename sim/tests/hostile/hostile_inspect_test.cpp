@@ -141,10 +141,10 @@ std::vector<InspectCase> trainer_state_cases() {
                            "incomplete_resume_checkpoint"),
         trainer_state_text("state_nul_after_json", state + std::string(1, '\0') + "x",
                            "incomplete_resume_checkpoint"),
-        // Python's json reads NaN, so the checkpoint is complete (finding 28); the doctor's parser
-        // does not, and says so.
-        trainer_state_text("state_nan", replace_all(state, "\"total_flos\": 0.0", "\"total_flos\": NaN"),
-                           "malformed_trainer_state"),
+        // Python's json reads NaN (finding 28), but not glued to a number.
+        trainer_state_text("state_nan_glued",
+                           replace_all(state, "\"total_flos\": 0.0", "\"total_flos\": 0NaN"),
+                           "incomplete_resume_checkpoint"),
         trainer_state_text("state_global_step_negative",
                            replace_all(state, "\"global_step\": 10", "\"global_step\": -10"),
                            "incomplete_resume_checkpoint"),
@@ -237,6 +237,24 @@ nlohmann::json inspect_json_of_damaged(SeedOutputDir& dir, int& exit_code, std::
 TEST(HostileInspectBaseline, TheUndamagedDirectoryIsConsistent) {
     SeedOutputDir dir;
     build_consistent(dir);
+    int exit_code = 0;
+    std::string err;
+    const auto report = inspect_json_of_damaged(dir, exit_code, err);
+    EXPECT_EQ(exit_code, 0) << report.dump(2) << err;
+}
+
+// Transformers writes a logged grad_norm of nan or inf as NaN or Infinity, and json.loads reads it
+// (finding 28): such a trainer_state.json is no problem to report.
+TEST(HostileInspectBaseline, PythonsNonFiniteNumbersInTrainerStateAreNoProblem) {
+    SeedOutputDir dir;
+    build_consistent(dir);
+    const auto state = seed_trainer_state(10, seed_callback_state(best_at_10(), "@DIR", false));
+    const auto logged = replace_all(state, "\"log_history\": [],",
+                                    "\"log_history\": [{\"grad_norm\": NaN, \"loss\": 1.5, \"step\": 5}, "
+                                    "{\"grad_norm\": Infinity, \"step\": 10}, {\"note\": \"NaN\"}],");
+    ASSERT_NE(logged, state);
+    write_bytes(fs::path(dir.path()) / kTrainerState,
+                replace_all(logged, "\"total_flos\": 0.0", "\"total_flos\": -Infinity"));
     int exit_code = 0;
     std::string err;
     const auto report = inspect_json_of_damaged(dir, exit_code, err);

@@ -4,7 +4,9 @@
 // it was read from.
 #include "sim/trainer/log_history.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <rapidcheck.h>
 #include <string>
 #include <vector>
@@ -109,6 +111,33 @@ TEST(LogHistory, ARestoredListWritesTheBytesItWasReadFrom) {
     json empty = state_at(30);
     empty["log_history"] = json::array();
     EXPECT_EQ(restored.document(fourth).str(), trainer_state_text(empty));
+}
+
+// json.dumps writes a grad_norm of nan or inf as NaN and Infinity, and json.loads reads them back
+// (finding 28): so do the simulated save_to_json and load_from_json, through a whole-text parse (a
+// damaged file's path) as well as through the kept runs.
+TEST(LogHistory, ANonFiniteGradNormIsWrittenAndReadAsPythonDoes) {
+    const double inf = std::numeric_limits<double>::infinity();
+    LogHistory history;
+    history.append({{"grad_norm", std::nan("")}, {"loss", 0.5}}, 0.25, 10);
+    history.append({{"grad_norm", inf}, {"loss", 0.25}}, 0.5, 20);
+    history.append({{"grad_norm", -inf}, {"loss", 0.125}}, 0.75, 30);
+    json state = state_at(30);
+    const auto text = history.document(state).str();
+    EXPECT_NE(text.find("\n      \"grad_norm\": NaN,\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n      \"grad_norm\": Infinity,\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n      \"grad_norm\": -Infinity,\n"), std::string::npos) << text;
+    const auto loaded = load_trainer_state(text);
+    const auto& entries = loaded.at("log_history");
+    ASSERT_EQ(entries.size(), 3U);
+    EXPECT_TRUE(std::isnan(entries[0].at("grad_norm").get<double>()));
+    EXPECT_EQ(entries[1].at("grad_norm").get<double>(), inf);
+    EXPECT_EQ(entries[2].at("grad_norm").get<double>(), -inf);
+    EXPECT_EQ(trainer_state_text(loaded), text);
+    LogHistory restored;
+    restored.restore(entries);
+    json again = state_at(30);
+    EXPECT_EQ(restored.document(again).str(), text);
 }
 
 }  // namespace
