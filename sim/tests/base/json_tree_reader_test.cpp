@@ -113,7 +113,7 @@ TEST(JsonTreeReader, ReadsTheSimulatorsOwnTextsAsParseDoes) {
     for (const auto& text : texts) {
         const auto read = read_simple_json(text);
         ASSERT_TRUE(read.has_value()) << text;
-        EXPECT_TRUE(same_json_tree(*read, json::parse(text)));
+        EXPECT_TRUE(testing::same_json(*read, testing::python_dom(text)));  // a logged NaN among them
     }
 }
 
