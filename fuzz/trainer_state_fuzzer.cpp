@@ -1,7 +1,8 @@
 // libFuzzer target: trainer_state.json and its stateful_callbacks. The bytes go through the
 // completeness probe, the strict parser, the migrations, the walk to the trigger callback's
 // saved state and TriggerCallback::from_state, as a resume would take them. The probe and the
-// tree parser must agree: a step the probe reads is a document nlohmann parses.
+// tree parser must agree: the probe reads a step exactly where nlohmann's parse of the text, with
+// Python's NaN, Infinity and -Infinity read as numbers, finds that integer global_step.
 #include <cstddef>
 #include <cstdint>
 
@@ -12,16 +13,14 @@
 #include "policy/formats/trainer_state_probe.hpp"
 #include "policy/inspect/foreign_content.hpp"
 #include "policy/ports/collective.hpp"
+#include "policy/tests/support/parsed_global_step.hpp"
 #include "policy/trigger/trigger_callback.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace ckpt;
     const auto text = fuzz::as_text(data, size);
-    if (const auto step = probe_global_step(text)) {
-        const auto tree = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-        if (tree.is_discarded() || !tree.is_object()) {
-            __builtin_trap();  // the probe accepted what the parser refuses
-        }
+    if (probe_global_step(text) != testing::parsed_global_step(text)) {
+        __builtin_trap();  // the probe and the parsed tree (Python's constants read) disagree
     }
     fuzz::refusals_are_fine([&] {
         auto state = migrate_trainer_state(parse_untrusted_json(text, "trainer_state.json"));

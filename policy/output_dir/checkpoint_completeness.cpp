@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/base/plain_json.hpp"
+#include "policy/base/untrusted_json.hpp"
 #include "policy/formats/trainer_state_probe.hpp"
 #include "policy/output_dir/checkpoint_layout.hpp"
 #include "policy/ports/file_system_error.hpp"
@@ -26,9 +27,16 @@ std::string why_checkpoint_is_incomplete(FileSystem& fs, const std::string& outp
     } catch (const FileSystemError& error) {
         return std::string("trainer_state.json cannot be read: ") + error.what();
     }
-    const auto state = parse_json_or_discarded(text);
+    // Python's NaN, Infinity and -Infinity, which a logged grad_norm of nan or inf puts in the file
+    // (finding 28), are read as the probe reads them: as null here, since no logged number matters.
+    auto state = parse_json_or_discarded(text);
     if (state.is_discarded()) {
-        return "trainer_state.json is not valid JSON (a torn write)";
+        try {
+            state = parse_untrusted_json(text, "trainer_state.json",
+                                         {.reject_duplicate_keys = false, .python_constants_as_null = true});
+        } catch (const MalformedJson&) {
+            return "trainer_state.json is not valid JSON (a torn write)";
+        }
     }
     const auto global_step = state.is_object() ? state.find("global_step") : state.end();
     if (!state.is_object() || global_step == state.end() || !global_step->is_number_integer()) {

@@ -287,11 +287,9 @@ class PythonConstantsDomBuilder : public nlohmann::detail::json_sax_dom_parser<j
 };
 
 // `text` with each of Python's constants outside strings replaced by its stand-in; nothing when it
-// holds none (or already holds a stand-in's mark, which no reader writes: then nlohmann's rules stand).
+// holds none, or holds a number token that begins as a stand-in does (no writer writes one, and a
+// string may hold those digits freely): then nlohmann's rules stand.
 std::optional<std::string> with_stand_ins(std::string_view text) {
-    if (text.find(kStandInMark) != std::string_view::npos) {
-        return std::nullopt;
-    }
     std::string out;
     bool in_string = false;
     bool replaced = false;
@@ -306,6 +304,8 @@ std::optional<std::string> with_stand_ins(std::string_view text) {
             in_string = c != '"';
         } else if (c == '"') {
             in_string = true;
+        } else if (text.substr(at).starts_with(kStandInMark)) {
+            return std::nullopt;
         } else if (const auto rest = text.substr(at);
                    rest.starts_with("NaN") || rest.starts_with("Infinity") || rest.starts_with("-Infinity")) {
             const bool nan = rest.starts_with("NaN");

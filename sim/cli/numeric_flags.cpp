@@ -50,19 +50,32 @@ CLI::Validator signed_in(std::int64_t lo, std::int64_t hi) {
                           "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 
-CLI::Validator finite_positive(double hi) {
+namespace {
+
+// A finite number above `lo` (or at it, when `lo_allowed`) and at most `hi`.
+CLI::Validator finite_between(double lo, bool lo_allowed, double hi, const char* name) {
     return CLI::Validator(
-        [hi](std::string& text) {
+        [lo, lo_allowed, hi](std::string& text) {
             double value = 0;
             const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
             if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value) ||
-                value <= 0 || value > hi) {
-                return "expected a number greater than 0 and at most " + std::to_string(hi) + ", got '" +
-                       text + "'";
+                value < lo || (value == lo && !lo_allowed) || value > hi) {
+                return std::string("expected a number ") + (lo_allowed ? "of at least " : "greater than ") +
+                       std::to_string(lo) + " and at most " + std::to_string(hi) + ", got '" + text + "'";
             }
             return std::string();
         },
-        "POSITIVE");
+        name);
+}
+
+}  // namespace
+
+CLI::Validator finite_positive(double hi) {
+    return finite_between(0.0, false, hi, "POSITIVE");
+}
+
+CLI::Validator finite_non_negative(double hi) {
+    return finite_between(0.0, true, hi, "NON-NEGATIVE");
 }
 
 }  // namespace ckpt::cli

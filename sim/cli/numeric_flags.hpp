@@ -17,6 +17,8 @@ CLI::Validator unsigned_in(std::uint64_t lo, std::uint64_t hi);
 CLI::Validator signed_in(std::int64_t lo, std::int64_t hi);
 // A finite number greater than zero and at most `hi` (no nan or inf).
 CLI::Validator finite_positive(double hi);
+// A finite number of at least zero and at most `hi` (no nan or inf).
+CLI::Validator finite_non_negative(double hi);
 
 // Worker threads: more than this is a typo, not a machine.
 inline constexpr std::uint64_t kMaxJobs = 1024;

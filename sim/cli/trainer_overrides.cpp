@@ -2,6 +2,8 @@
 // table (scenario.hpp), so the command line and the scenario file spell values alike.
 #include "sim/cli/trainer_overrides.hpp"
 
+#include "sim/cli/numeric_flags.hpp"
+
 namespace ckpt::cli {
 namespace {
 
@@ -86,7 +88,7 @@ void TrainerOverrides::add_to(CLI::App* command) {
     command
         ->add_option("--max-grad-norm", max_grad_norm,
                      "Override TrainingArguments.max_grad_norm (0: no clipping, and no grad_norm logged)")
-        ->check(CLI::Range(0.0, 1e6));
+        ->check(finite_non_negative(1e6));
     command->add_option("--gradient-overflows", gradient_overflows,
                         "Override whether some steps' gradients overflow, logging a grad_norm of inf or nan "
                         "(true|false)");

@@ -14,7 +14,8 @@
 namespace ckpt::testing {
 
 // `text` with each NaN, Infinity and -Infinity that stands where a value may (outside a string,
-// after the start, '[', ',' or ':' and any whitespace) replaced by a float of the same length, so
+// after the start, '[', ',' or ':' and any whitespace, and before whitespace, ',', ']', '}' or the
+// end) replaced by a float of the same length, so
 // nlohmann judges the rest of the text as Python's json.loads judges it with the constants.
 inline std::string python_constants_as_numbers(std::string_view text) {
     std::string out(text);
@@ -40,7 +41,12 @@ inline std::string python_constants_as_numbers(std::string_view text) {
         }
         if (last_token == '[' || last_token == ',' || last_token == ':') {
             for (const std::string_view constant : {"NaN", "Infinity", "-Infinity"}) {
-                if (std::string_view(out).substr(at, constant.size()) == constant) {
+                // Followed by a byte that ends a value, or by nothing: "NaN5", which json.loads
+                // refuses, must not become the number "0.05".
+                const auto after = at + constant.size();
+                const bool ends = after >= out.size() ||
+                                  std::string_view(" \n\r\t,]}").find(out[after]) != std::string_view::npos;
+                if (ends && std::string_view(out).substr(at, constant.size()) == constant) {
                     const std::string number = constant[0] == '-' ? "-0.0" : "0.0";  // a float, as theirs
                     out.replace(at, constant.size(),
                                 number + std::string(constant.size() - number.size(), ' '));

@@ -219,6 +219,11 @@ TEST(JsonTreeReader, PythonsConstantsAreReadWhereJsonLoadsReadsThem) {
     EXPECT_TRUE(std::isnan(parse_json_text("{\"c\":\"\\u00e9\",\"d\":NaN}")["d"].get<double>()));
     EXPECT_TRUE(std::isnan(parse_json_text("{\"c\":\"\\\"NaN\",\"d\":NaN}")["d"].get<double>()));
     EXPECT_EQ(parse_json_text("{\"c\":\"\\\"NaN\",\"d\":NaN}")["c"], "\"NaN");
+    // The fallback's stand-in digits inside a string change nothing (a review found them refused).
+    const auto digits =
+        parse_json_text("{\"a\":\"0e-7700000000000000000\",\"g\":NaN,\"h\":1234567890123456789012}");
+    EXPECT_EQ(digits["a"], "0e-7700000000000000000");
+    EXPECT_TRUE(std::isnan(digits["g"].get<double>()));
     EXPECT_FALSE(json_text_is_valid("{NaN:1}"));
     EXPECT_FALSE(json_text_is_valid("{\"c\":\"\\u00e9\",NaN:1}"));
     EXPECT_THROW(parse_json_text("[NaN]", JsonDialect::strict), json::parse_error);
