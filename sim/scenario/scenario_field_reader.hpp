@@ -64,6 +64,18 @@ class Reader {
         return static_cast<T>(raw);
     }
 
+    // A number within [lo, hi]; `range` spells the bounds for the message ("0 and 1").
+    double number(const char* key, double fallback, double lo, double hi, const char* range) const {
+        const auto* value = find(key);
+        if (value == nullptr) {
+            return fallback;
+        }
+        if (!value->is_number() || !(value->get<double>() >= lo) || value->get<double>() > hi) {
+            bad_field(path(key), std::string("must be a number between ") + range);
+        }
+        return value->get<double>();
+    }
+
     bool boolean(const char* key, bool fallback) const {
         const auto* value = find(key);
         if (value == nullptr) {
